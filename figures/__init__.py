@@ -1,0 +1,1 @@
+"""Figure recipes, the verification report and the ``slr`` command line."""

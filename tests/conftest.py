@@ -1,0 +1,18 @@
+import mpmath
+import numpy as np
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _reset_mpmath():
+    """Tests must not leak mpmath precision changes into each other."""
+    dps = mpmath.mp.dps
+    yield
+    mpmath.mp.dps = dps
+
+
+@pytest.fixture
+def rng(request):
+    """A Generator seeded from the test's name, so each test has its own reproducible stream."""
+    seed = np.frombuffer(request.node.nodeid.encode()[:64].ljust(64, b"\0"), dtype=np.uint32)
+    return np.random.default_rng(np.random.SeedSequence(seed.tolist()))

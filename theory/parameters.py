@@ -1,0 +1,135 @@
+"""Problem parameters and overlaps of single-location regression (SPEC §1-§3).
+
+Both are frozen, keyword-only dataclasses that validate themselves on construction.
+Fields may be Python scalars or numpy arrays; arrays broadcast in every route
+(``population_risk`` and its siblings), so a sweep is one object with array fields.
+Use ``dataclasses.replace`` to change one field.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+__all__ = ["Problem", "Overlaps", "OVERLAP_NAMES", "gram_matrix"]
+
+OVERLAP_NAMES = ("kappa", "nu", "theta", "eta", "rho")
+
+# Feasibility is checked up to roundoff: a Gram matrix built from float64 unit vectors
+# has eigenvalues accurate to a few ulps of its norm (<= 4 here).
+_PSD_TOL = 64 * np.finfo(float).eps
+
+
+def _as_float_array(name: str, value) -> np.ndarray:
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}={value!r} is not a number or an array of numbers") from None
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name}={value!r} must be finite")
+    return arr
+
+
+def _check(name: str, value, ok: np.ndarray, allowed: str) -> None:
+    if not np.all(ok):
+        raise ValueError(f"{name}={value!r} is not allowed: {name} must be {allowed}")
+
+
+def _positive_integer(name: str, value) -> None:
+    arr = _as_float_array(name, value)
+    _check(name, value, (arr >= 1) & (arr == np.round(arr)), "a positive integer")
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Problem:
+    """Parameters of the task and of the predictor (SPEC §1-§2).
+
+    d: token dimension; L: number of tokens; gamma: standard deviation of the informative
+    token around sqrt(d/2) k*; eps: output-noise standard deviation; lam: the erf
+    inverse temperature lambda of the predictor. The paper's experiments use L = 10 and
+    gamma = sqrt(1/2), the defaults here.
+    """
+
+    d: int
+    L: int = 10
+    gamma: float = math.sqrt(0.5)
+    eps: float = 0.0
+    lam: float
+
+    def __post_init__(self):
+        _positive_integer("d", self.d)
+        _positive_integer("L", self.L)
+        gamma = _as_float_array("gamma", self.gamma)
+        _check("gamma", self.gamma, gamma > 0, "> 0")
+        eps = _as_float_array("eps", self.eps)
+        _check("eps", self.eps, eps >= 0, ">= 0")
+        lam = _as_float_array("lam", self.lam)
+        _check("lam", self.lam, lam > 0, "> 0 (lambda, the erf inverse temperature)")
+
+    @property
+    def s(self):
+        """The signal amplitude s = sqrt(d/2) of the informative token (SPEC §1)."""
+        return np.sqrt(np.asarray(self.d, dtype=float) / 2)
+
+
+def gram_matrix(kappa, nu, theta, eta, rho) -> np.ndarray:
+    """Gram matrix of (k, v, k*, v*) with the overlaps of SPEC §3, shape (..., 4, 4)."""
+    kappa, nu, theta, eta, rho = np.broadcast_arrays(
+        *(np.asarray(x, dtype=float) for x in (kappa, nu, theta, eta, rho))
+    )
+    one, zero = np.ones_like(kappa), np.zeros_like(kappa)
+    rows = [
+        [one, rho, kappa, eta],
+        [rho, one, theta, nu],
+        [kappa, theta, one, zero],
+        [eta, nu, zero, one],
+    ]
+    return np.stack([np.stack(r, axis=-1) for r in rows], axis=-2)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Overlaps:
+    """The five overlaps of (k, v) with (k*, v*) (SPEC §3).
+
+    kappa = <k,k*>, nu = <v,v*>, theta = <v,k*>, eta = <k,v*>, rho = <k,v>.
+    Feasible means: each in [-1, 1] and the Gram matrix of (k, v, k*, v*) positive
+    semidefinite (k*, v* orthonormal), up to roundoff.
+    The manifold M of the paper is theta = eta = rho = 0.
+    """
+
+    kappa: float
+    nu: float
+    theta: float = 0.0
+    eta: float = 0.0
+    rho: float = 0.0
+
+    def __post_init__(self):
+        for name in OVERLAP_NAMES:
+            value = getattr(self, name)
+            arr = _as_float_array(name, value)
+            _check(name, value, np.abs(arr) <= 1 + _PSD_TOL, "in [-1, 1]")
+        eig = np.linalg.eigvalsh(gram_matrix(*self.as_tuple()))
+        if np.any(eig[..., 0] < -_PSD_TOL):
+            raise ValueError(
+                f"overlaps {self.as_dict()!r} are not feasible: the Gram matrix of "
+                f"(k, v, k*, v*) must be positive semidefinite (smallest eigenvalue "
+                f"{np.min(eig[..., 0]):.3g})"
+            )
+
+    def as_tuple(self):
+        return tuple(getattr(self, name) for name in OVERLAP_NAMES)
+
+    def as_dict(self):
+        return {name: getattr(self, name) for name in OVERLAP_NAMES}
+
+    @property
+    def distance_to_manifold(self):
+        """sqrt(theta^2 + eta^2 + rho^2), the distance to M used in the paper's figures."""
+        return np.sqrt(np.square(self.theta) + np.square(self.eta) + np.square(self.rho))
+
+    @classmethod
+    def oracle(cls) -> "Overlaps":
+        """(k, v) = (k*, v*): kappa = nu = 1, the rest 0."""
+        return cls(kappa=1.0, nu=1.0)
