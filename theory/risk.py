@@ -23,7 +23,7 @@ from scipy.special import erf
 
 from .parameters import OVERLAP_NAMES, Overlaps, Problem
 from .special import erf_prime, erf_second, erf_third, gate_correlation
-from .zeta import zeta, zeta_t, zeta_tt, zeta_ttt
+from .zeta import zeta, zeta_at_zero, zeta_t, zeta_tt, zeta_tt_at_zero, zeta_ttt
 
 __all__ = ["population_risk", "population_risk_grad", "oracle_risk", "risk_from_arrays",
            "risk_grad_from_arrays"]
@@ -44,19 +44,29 @@ def _common(d, gamma, lam, kappa):
 
 
 def risk_from_arrays(d, L, gamma, eps, lam, kappa, nu, theta, eta, rho):
-    """The closed-form risk on plain float arrays (no validation); see ``population_risk``."""
+    """The closed-form risk on plain float arrays (no validation); see ``population_risk``.
+
+    zeta'(A, g) and zeta''(A, g) are inlined from their formulas (theory.zeta) so that the
+    erf and exp evaluations at a = A/c2 and A/c1 are shared: this is the hot path of sweeps.
+    """
     s, g, c2, A, a = _common(d, gamma, lam, kappa)
     g2 = gamma * gamma
+    lg2 = lam * g2
     C = gate_correlation(lam)
-    ea, dea = erf(a), erf_prime(a)
-    E1 = (g2 * nu * ea + lam * g2 * s * eta * theta * dea / c2
-          + lam**2 * g2**2 * eta * rho * erf_second(a) / c2**2)
-    E2 = ((s * s * theta * theta + g2) * zeta(A, g) + 2 * lam * g2 * s * theta * rho * zeta_t(A, g)
-          + lam**2 * g2**2 * rho * rho * zeta_tt(A, g))
-    N = ((L - 1) * (zeta(0.0, lam) + lam**2 * rho * rho * zeta_tt(0.0, lam))
+    ea, d1 = erf(a), erf_prime(a)
+    d2 = -2.0 * a * d1
+    c1 = np.sqrt(1.0 + 4.0 * g * g) * c2
+    u = A / c1
+    eu, du = erf(u), erf_prime(u)
+    z1 = (2.0 / c2) * eu * d1
+    z2 = (2.0 / c2) * (du * d1 / c1 + eu * d2 / c2)
+    E1 = g2 * nu * ea + lg2 * s * eta * theta * d1 / c2 + lg2 * lg2 * eta * rho * d2 / (c2 * c2)
+    E2 = ((s * s * theta * theta + g2) * zeta(A, g) + 2.0 * lg2 * s * theta * rho * z1
+          + lg2 * lg2 * rho * rho * z2)
+    N = ((L - 1) * (zeta_at_zero(lam) + lam * lam * rho * rho * zeta_tt_at_zero(lam))
          + (L - 1) * (L - 2) * C * C * rho * rho
-         + 2 * (L - 1) * C * rho * (s * theta * ea + lam * g2 * rho * dea / c2))
-    return eps * eps + g2 - 2 * E1 + E2 + N
+         + 2.0 * (L - 1) * C * rho * (s * theta * ea + lg2 * rho * d1 / c2))
+    return eps * eps + g2 - 2.0 * E1 + E2 + N
 
 
 def risk_grad_from_arrays(d, L, gamma, eps, lam, kappa, nu, theta, eta, rho):
@@ -84,7 +94,7 @@ def risk_grad_from_arrays(d, L, gamma, eps, lam, kappa, nu, theta, eta, rho):
     r_eta = -2 * (lam * g2 * s * theta * d1 / c2 + lam**2 * g2**2 * rho * d2 / c2**2)
     r_rho = (-2 * lam**2 * g2**2 * eta * d2 / c2**2 + 2 * lam * g2 * s * theta * z1
              + 2 * lam**2 * g2**2 * rho * z2
-             + 2 * (L - 1) * lam**2 * rho * zeta_tt(0.0, lam) + 2 * (L - 1) * (L - 2) * C * C * rho
+             + 2 * (L - 1) * lam**2 * rho * zeta_tt_at_zero(lam) + 2 * (L - 1) * (L - 2) * C * C * rho
              + 2 * (L - 1) * C * (s * theta * ea + 2 * lam * g2 * rho * d1 / c2))
     shape = np.broadcast_shapes(*(np.shape(x) for x in (d, L, gamma, eps, lam, kappa, nu, theta, eta, rho)))
     return tuple(np.broadcast_to(r, shape) * 1.0 for r in (r_kappa, r_nu, r_theta, r_eta, r_rho))
@@ -120,4 +130,4 @@ def oracle_risk(problem: Problem):
     """
     d, L, gamma, eps, lam = _scalars(problem)
     s, g, c2, A, a = _common(d, gamma, lam, 1.0)
-    return eps * eps + gamma * gamma * (1.0 - 2.0 * erf(a) + zeta(A, g)) + (L - 1) * zeta(0.0, lam)
+    return eps * eps + gamma * gamma * (1.0 - 2.0 * erf(a) + zeta(A, g)) + (L - 1) * zeta_at_zero(lam)

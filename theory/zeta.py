@@ -16,7 +16,8 @@ quantity is also
 a sum of two non-negative terms. The first form loses relative accuracy when zeta is small
 (t and g both small: 8T is close to 1); the second does not, and for g < 1/2 its integral runs
 over [c, 1] with c >= 1/sqrt(2), where a fixed Gauss-Legendre rule is exact to roundoff.
-``zeta`` uses the second form for g < 1/2 and the first otherwise (where zeta >= zeta(0, 1/2) > 0.2).
+``zeta`` uses the second form for g < 1/2 and |t| / sqrt(1 + 2g^2) < 1/2, the first otherwise
+(there zeta >= min(zeta(0, 1/2), erf(1/2)^2) > 0.2, so 1 - 8T loses at most a few bits).
 
 Accuracy (measured by ``scripts/zeta_accuracy.py`` against mpmath at 40 digits over
 |t| in [0, 1e3] (log-spaced from 1e-8, and t = 0), g in [1e-4, 1e2] (log-spaced)): the maximum
@@ -38,12 +39,14 @@ from scipy.special import erf, owens_t
 
 from .special import erf_prime, erf_second, erf_third
 
-__all__ = ["zeta", "zeta_t", "zeta_tt", "zeta_ttt", "ZETA_MAX_RELATIVE_ERROR"]
+__all__ = ["zeta", "zeta_t", "zeta_tt", "zeta_ttt", "zeta_at_zero", "zeta_tt_at_zero",
+           "ZETA_MAX_RELATIVE_ERROR"]
 
 # Measured by scripts/zeta_accuracy.py (see module docstring); tests re-measure it.
 ZETA_MAX_RELATIVE_ERROR = 1e-14
 
 _G_SWITCH = 0.5
+_W_SWITCH = 0.5
 _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(20)
 
 
@@ -62,22 +65,40 @@ def zeta(t, g):
     t, g = np.broadcast_arrays(np.asarray(t, dtype=float), np.asarray(g, dtype=float))
     g2 = g * g
     c2 = np.sqrt(1.0 + 2.0 * g2)
-    h = np.sqrt(2.0) * t / c2
+    w = t / c2
     root = np.sqrt(1.0 + 4.0 * g2)
-    c = 1.0 / root
     out = np.empty(t.shape)
-    small = g < _G_SWITCH
+    # 1 - 8T loses relative accuracy only where zeta is small; zeta >= erf(w)^2 and
+    # zeta >= zeta(0, g), so outside this set zeta > 0.2 and the direct form is accurate.
+    small = (g < _G_SWITCH) & (np.abs(w) < _W_SWITCH)
     large = ~small
-    out[large] = 1.0 - 8.0 * owens_t(h[large], c[large])
+    out[large] = 1.0 - 8.0 * owens_t(np.sqrt(2.0) * w[large], 1.0 / root[large])
     if np.any(small):
-        hs, rs = h[small], root[small]
+        hs, rs = np.sqrt(2.0) * w[small], root[small]
         # 1 - c without cancellation: the interval is only ~2 g^2 long for small g.
         half = 2.0 * g2[small] / (rs * (rs + 1.0))
-        x = 1.0 - half[:, None] * (1.0 - _GL_NODES)  # Gauss-Legendre nodes on [c, 1]
-        integrand = np.exp(-0.5 * (hs * hs)[:, None] * (1.0 + x * x)) / (1.0 + x * x)
+        x2 = np.square(1.0 - half[:, None] * (1.0 - _GL_NODES))  # nodes on [c, 1], squared
+        integrand = np.exp(-0.5 * (hs * hs)[:, None] * (1.0 + x2)) / (1.0 + x2)
         integral = half * (integrand @ _GL_WEIGHTS)
-        out[small] = erf(t[small] / c2[small]) ** 2 + (4.0 / np.pi) * integral
+        out[small] = erf(w[small]) ** 2 + (4.0 / np.pi) * integral
     return out[()] if out.ndim == 0 else out
+
+
+def zeta_at_zero(g):
+    """zeta(0, g) = (2/pi) arcsin(2g^2 / (1 + 2g^2)) = (2/pi) arctan(2g^2 / sqrt(1 + 4g^2)) (SPEC §4).
+
+    The arctan form is well conditioned for every g >= 0 (the arcsin form is not near g -> inf).
+    This is the noise-token leakage E[erf(g Z)^2] of the risk.
+    """
+    g = np.asarray(g, dtype=float)
+    g2 = g * g
+    return (2.0 / np.pi) * np.arctan(2.0 * g2 / np.sqrt(1.0 + 4.0 * g2))
+
+
+def zeta_tt_at_zero(g):
+    """zeta''(0, g) = (2/c2) erf'(0)^2 / c1 = 8 / (pi (1 + 2g^2) sqrt(1 + 4g^2))."""
+    g2 = np.square(np.asarray(g, dtype=float))
+    return 8.0 / (np.pi * (1.0 + 2.0 * g2) * np.sqrt(1.0 + 4.0 * g2))
 
 
 def zeta_t(t, g):
