@@ -1,0 +1,132 @@
+"""Population risk by Monte Carlo over samples of the task (SPEC §1-§2).
+
+R = E[(Y - T(X))^2] is estimated by the sample mean of the loss (Y - T(X))^2 over n i.i.d.
+sequences, with its standard error. Default route: exact in law in the span of (k, v, k*, v*):
+in an orthonormal basis of R^d whose first r vectors span k, v, k*, v*, the token coordinates
+are independent Gaussians and the other d - r coordinates enter neither T nor Y, so only the
+first coordinates need be drawn; the law of the projections is the same in any frame holding
+vectors with the same Gram matrix, so 4 coordinates per token are drawn for every d (cost
+independent of d; the scale s = sqrt(d/2) keeps the true d). ``full_dim=True`` draws whole
+d-dimensional tokens (to check the reduction).
+Siblings: ``theory.risk.population_risk`` (closed form) and ``theory.risk_quad.population_risk_quad``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from theory.parameters import OVERLAP_NAMES, Overlaps, Problem, gram_matrix
+
+from .geometry import vectors_from_overlaps
+from .task import attention_predictor, sample_sequences, sample_task
+
+__all__ = ["Estimate", "population_risk_mc", "risk_mc_from_vectors"]
+
+# Upper bound on the number of token coordinates held in memory per batch (32 MiB of float64).
+_MAX_BATCH_FLOATS = 2**22
+# Eigenvalues of a Gram matrix of float64 unit vectors are accurate to a few ulps of its norm
+# (<= 4); smaller ones count as zero when reading off its rank (as in theory.parameters).
+_RANK_TOL = 64 * np.finfo(float).eps
+
+
+@dataclasses.dataclass(frozen=True)
+class Estimate:
+    """A Monte-Carlo estimate: sample mean, its standard error sqrt(var / n), sample size."""
+
+    mean: float
+    stderr: float
+    n: int
+
+    def z(self, reference) -> float:
+        """z-score (mean - reference) / stderr of the estimate against a reference value."""
+        return (self.mean - float(reference)) / self.stderr
+
+
+def _combine(acc, batch):
+    """Merge (n, mean, M2) summaries, M2 = sum of squared deviations (Chan et al. 1979)."""
+    n_a, mean_a, m2_a = acc
+    n_b, mean_b, m2_b = batch
+    n = n_a + n_b
+    delta = mean_b - mean_a
+    return n, mean_a + delta * (n_b / n), m2_a + m2_b + delta * delta * (n_a * n_b / n)
+
+
+def _summary(x: np.ndarray):
+    mean = float(np.mean(x))
+    return x.size, mean, float(np.sum(np.square(x - mean)))
+
+
+def _check_run(n, chunk):
+    for name, value, low in (("n", n, 2), ("chunk", chunk, 1)):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < low:
+            raise ValueError(f"{name}={value!r} is not allowed: {name} must be an int >= {low}")
+
+
+def risk_mc_from_vectors(problem: Problem, k, v, k_star, v_star, n: int, rng: np.random.Generator,
+                         J=None, chunk: int = 2**16) -> Estimate:
+    """Monte-Carlo risk for explicit unit vectors given in coordinates of an orthonormal basis.
+
+    The vectors may have r < d coordinates (the span reduction of the module docstring; drawn
+    by ``sample_sequences``) or r = d (whole tokens, drawn by ``sample_task``). Sequences are
+    drawn in batches of at most ``chunk``, fewer when L r is large (at most 2**22 token
+    coordinates, 32 MiB, per batch); the batch summaries (n, mean, M2) are merged with Chan's
+    stable update. J as in ``sample_task``.
+    """
+    _check_run(n, chunk)
+    for name in ("d", "L", "gamma", "eps", "lam"):
+        if np.ndim(getattr(problem, name)) != 0:
+            raise ValueError(f"problem.{name}={getattr(problem, name)!r} is not allowed: the Monte "
+                             "Carlo route takes scalar fields only")
+    s = np.sqrt(float(problem.d) / 2.0)
+    L, gamma, eps, lam = int(problem.L), float(problem.gamma), float(problem.eps), float(problem.lam)
+    k_star, v_star = np.asarray(k_star, dtype=float), np.asarray(v_star, dtype=float)
+    full = k_star.size == int(problem.d)
+    batch = max(1, min(int(chunk), _MAX_BATCH_FLOATS // (L * k_star.size)))
+    acc = (0, 0.0, 0.0)
+    done = 0
+    while done < n:
+        m = min(batch, n - done)
+        if full:
+            X, Y, _ = sample_task(problem, k_star, v_star, m, rng, J)
+        else:
+            X, Y, _ = sample_sequences(s, gamma, eps, L, k_star, v_star, m, rng, J)
+        loss = np.square(Y - attention_predictor(X, k, v, lam))
+        acc = _combine(acc, _summary(loss)) if done else _summary(loss)
+        done += m
+    count, mean, m2 = acc
+    return Estimate(mean=mean, stderr=float(np.sqrt(m2 / (count - 1) / count)), n=count)
+
+
+def population_risk_mc(problem: Problem, overlaps: Overlaps, n: int, rng: np.random.Generator,
+                       J=None, chunk: int = 2**16, full_dim: bool = False) -> Estimate:
+    """Population risk R = E[(Y - T(X))^2] by Monte Carlo with n sequences (SPEC §1-§2).
+
+    Scalar ``problem`` and ``overlaps``. The vectors come from ``vectors_from_overlaps``: in
+    R^4 by default (exact-in-law span reduction, module docstring), in R^d with a random
+    frame drawn from ``rng`` when ``full_dim`` (memory and time grow with d). J = None draws the
+    informative location uniformly, an int fixes it (0-based). Unbiased at every finite d; the
+    stderr is the sample standard deviation of the loss over sqrt(n).
+    Siblings: ``population_risk`` (closed form) and ``population_risk_quad`` (quadrature).
+    """
+    _check_run(n, chunk)
+    for name in OVERLAP_NAMES:
+        if np.ndim(getattr(overlaps, name)) != 0:
+            raise ValueError(f"overlaps.{name}={getattr(overlaps, name)!r} is not allowed: the Monte "
+                             "Carlo route takes scalar fields only")
+    if np.ndim(problem.d) != 0:
+        raise ValueError(f"problem.d={problem.d!r} is not allowed: the Monte Carlo route takes "
+                         "scalar fields only")
+    d = int(problem.d)
+    if full_dim:
+        k, v, k_star, v_star = vectors_from_overlaps(overlaps, d, rng)
+    else:
+        # Any orthonormal frame containing the span gives the same law: use R^4 even when d < 4,
+        # after checking that the overlaps are realisable in R^d.
+        rank = int(np.sum(np.linalg.eigvalsh(gram_matrix(*overlaps.as_tuple())) > _RANK_TOL))
+        if rank > d:
+            raise ValueError(f"d={d!r} is not allowed: these overlaps {overlaps.as_dict()!r} "
+                             f"need d >= {rank} (rank of the Gram matrix of (k, v, k*, v*))")
+        k, v, k_star, v_star = vectors_from_overlaps(overlaps, 4)
+    return risk_mc_from_vectors(problem, k, v, k_star, v_star, n, rng, J=J, chunk=chunk)

@@ -1,0 +1,115 @@
+"""Risk against d for every predictor of SPEC §6: the data behind the statistics figure.
+
+Theory curves on a log-spaced grid of d: Bayes risk (quadrature, ``theory.bayes.bayes_risk_quad``,
+up to ``d_quad_max``), oracle attention at its best lambda and at lambda = (L d)^(-1/4)
+(``theory.baselines``), best linear predictor (paper Prop 3) and null predictor. Monte-Carlo points
+(mean, stderr) on a coarser grid: Bayes risk (``numerics.bayes_mc.bayes_risk_mc``) and oracle
+attention at the best lambda (``numerics.montecarlo.population_risk_mc``). Each Monte-Carlo point
+draws from its own child of ``rng`` (``Generator.spawn``), so the result is reproducible from the seed.
+Note: beyond d ~ 20 (gamma^2 = 1/2) the Bayes Monte Carlo misses the rare sequences that carry
+the tiny Bayes excess (``numerics.bayes_mc``), so there the quadrature curve is the reference.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from theory.baselines import linear_risk, null_risk, oracle_best_lambda, prescribed_lambda
+from theory.bayes import bayes_risk_quad
+from theory.parameters import Overlaps, Problem
+from theory.risk import oracle_risk
+
+from .bayes_mc import bayes_risk_mc
+from .montecarlo import population_risk_mc
+
+__all__ = ["RiskVsDSize", "SIZES", "RiskVsD", "risk_vs_d"]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class RiskVsDSize:
+    """Grid sizes and Monte-Carlo sample sizes of ``risk_vs_d``."""
+
+    n_curve: int
+    n_points: int
+    n_bayes_mc: int
+    n_oracle_mc: int
+    d_quad_max: int
+
+
+SIZES = {
+    "quick": RiskVsDSize(n_curve=10, n_points=4, n_bayes_mc=4_000, n_oracle_mc=4_000, d_quad_max=100),
+    "full": RiskVsDSize(n_curve=60, n_points=12, n_bayes_mc=400_000, n_oracle_mc=400_000, d_quad_max=1000),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class RiskVsD:
+    """Risks against d (arrays over ``d_curve`` or ``d_points``; NaN where not computed)."""
+
+    L: int
+    gamma: float
+    eps: float
+    d_curve: np.ndarray
+    bayes_quad: np.ndarray
+    bayes_quad_abserr: np.ndarray
+    oracle_best: np.ndarray
+    lam_best: np.ndarray
+    oracle_prescribed: np.ndarray
+    lam_prescribed: np.ndarray
+    linear: np.ndarray
+    null: np.ndarray
+    d_points: np.ndarray
+    bayes_mc_mean: np.ndarray
+    bayes_mc_stderr: np.ndarray
+    oracle_mc_mean: np.ndarray
+    oracle_mc_stderr: np.ndarray
+
+
+def _log_grid(d_min, d_max, n):
+    return np.unique(np.round(np.logspace(math.log10(d_min), math.log10(d_max), n)).astype(int))
+
+
+def risk_vs_d(rng: np.random.Generator, *, L: int = 10, gamma: float = math.sqrt(0.5),
+              eps: float = 0.0, d_min: int = 2, d_max: int = 10**6, size="quick") -> RiskVsD:
+    """Compute the curves and points of the module docstring; ``size`` is "quick", "full" or a
+    ``RiskVsDSize``. Needs 2 <= d_min < d_max."""
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng={rng!r} is not allowed: rng must be a numpy.random.Generator")
+    if isinstance(size, str):
+        if size not in SIZES:
+            raise ValueError(f"size={size!r} is not allowed: use one of {sorted(SIZES)} or a RiskVsDSize")
+        size = SIZES[size]
+    if not 2 <= d_min < d_max:
+        raise ValueError(f"d_min={d_min!r}, d_max={d_max!r} are not allowed: need 2 <= d_min < d_max")
+    base = Problem(d=d_min, L=L, gamma=gamma, eps=eps, lam=1.0)  # validates L, gamma, eps
+    d_curve = _log_grid(d_min, d_max, size.n_curve)
+    n = d_curve.size
+    quad, quad_err = np.full(n, np.nan), np.full(n, np.nan)
+    best, lam_best = np.empty(n), np.empty(n)
+    for i, d in enumerate(d_curve):
+        problem = dataclasses.replace(base, d=int(d))
+        opt = oracle_best_lambda(problem)
+        best[i], lam_best[i] = opt.risk, opt.lam
+        if d <= size.d_quad_max:
+            q = bayes_risk_quad(problem)
+            quad[i], quad_err[i] = q.value, q.abserr
+    lam_pre = prescribed_lambda(d_curve, L)
+    prescribed = oracle_risk(dataclasses.replace(base, d=d_curve, lam=lam_pre))
+    d_points = _log_grid(d_min, d_max, size.n_points)
+    mc = np.empty((d_points.size, 4))
+    children = rng.spawn(2 * d_points.size)
+    for i, d in enumerate(d_points):
+        problem = dataclasses.replace(base, d=int(d))
+        b = bayes_risk_mc(problem, size.n_bayes_mc, children[2 * i])
+        at_best = dataclasses.replace(problem, lam=oracle_best_lambda(problem).lam)
+        o = population_risk_mc(at_best, Overlaps.oracle(), size.n_oracle_mc, children[2 * i + 1])
+        mc[i] = b.mean, b.stderr, o.mean, o.stderr
+    return RiskVsD(L=int(L), gamma=float(gamma), eps=float(eps), d_curve=d_curve, bayes_quad=quad,
+                   bayes_quad_abserr=quad_err, oracle_best=best, lam_best=lam_best,
+                   oracle_prescribed=np.asarray(prescribed, dtype=float), lam_prescribed=lam_pre,
+                   linear=np.full(n, float(linear_risk(base))), null=np.full(n, float(null_risk(base))),
+                   d_points=d_points, bayes_mc_mean=mc[:, 0], bayes_mc_stderr=mc[:, 1],
+                   oracle_mc_mean=mc[:, 2], oracle_mc_stderr=mc[:, 3])

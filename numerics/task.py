@@ -1,0 +1,116 @@
+"""Samples of the single-location regression task and the attention predictor (SPEC §1-§2).
+
+Task: J ~ Uniform{1..L} (here a 0-based index in {0..L-1}); given J, the tokens are independent,
+X_J ~ N(s k*, gamma^2 I_d) with s = sqrt(d/2), X_l ~ N(0, I_d) for l != J, and
+Y = <X_J, v*> + xi, xi ~ N(0, eps^2).
+Predictor: T(X) = sum_l erf(lambda <X_l, k>) <X_l, v>.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import erf
+
+from theory.parameters import Problem
+
+__all__ = ["sample_task", "sample_sequences", "attention_predictor"]
+
+_EPS = np.finfo(float).eps
+
+
+def _roundoff(d: int) -> float:
+    # A d-term dot product of float64 unit vectors is exact to within d eps (worst case);
+    # a factor 4 leaves room for the rounding of the caller's own normalisation.
+    return 4.0 * max(d, 1) * _EPS
+
+
+def _unit_vector(name: str, x, d: int) -> np.ndarray:
+    x = np.asarray(x, dtype=float)
+    if x.shape != (d,):
+        raise ValueError(f"{name} has shape {x.shape}: it must be a vector of shape ({d},)")
+    if not np.all(np.isfinite(x)):
+        raise ValueError(f"{name}={x!r} must be finite")
+    norm = float(np.linalg.norm(x))
+    if abs(norm - 1.0) > _roundoff(d):
+        raise ValueError(f"{name} has norm {norm!r}: it must be a unit vector (norm 1 up to roundoff)")
+    return x
+
+
+def _scalar_problem(problem: Problem):
+    for name in ("d", "L", "gamma", "eps", "lam"):
+        value = getattr(problem, name)
+        if np.ndim(value) != 0:
+            raise ValueError(f"problem.{name}={value!r} is not allowed: the sampler takes scalar "
+                             "problem fields only")
+    return int(problem.d), int(problem.L), float(problem.gamma), float(problem.eps)
+
+
+def _locations(J, L: int, n: int, rng: np.random.Generator) -> np.ndarray:
+    if J is None:
+        return rng.integers(0, L, size=n)
+    if isinstance(J, (bool, np.bool_)) or not isinstance(J, (int, np.integer)) or not 0 <= J < L:
+        raise ValueError(f"J={J!r} is not allowed: J must be None (uniform) or an int in "
+                         f"{{0, ..., L-1}} = {{0, ..., {L - 1}}} (0-based location)")
+    return np.full(n, int(J))
+
+
+def sample_sequences(s, gamma, eps, L, k_star, v_star, n, rng, J=None):
+    """Draw n sequences in coordinates of any orthonormal basis containing k*, v*.
+
+    Tokens have r = len(k_star) coordinates: X_J = s k* + gamma Z_J, X_l = Z_l, Z i.i.d. N(0, I_r).
+    With r = d this is the task of SPEC §1; with r < d and k, v, k*, v* in the span of the basis
+    it is the exact law of the projections of the tokens on that span (the orthogonal part is
+    independent of them and enters neither T nor Y). Returns (X (n, L, r), Y (n,), J (n,)).
+    s, gamma, eps, L are taken as given (validated by ``Problem``); the vectors, n, rng and J
+    are checked.
+    """
+    k_star = np.asarray(k_star, dtype=float)
+    r = k_star.size
+    k_star = _unit_vector("k_star", k_star, r)
+    v_star = _unit_vector("v_star", v_star, r)
+    if abs(float(k_star @ v_star)) > _roundoff(r):
+        raise ValueError(f"<k_star, v_star>={float(k_star @ v_star)!r} is not allowed: k_star and "
+                         "v_star must be orthogonal (up to roundoff)")
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n={n!r} is not allowed: n must be a positive int")
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng={rng!r} is not allowed: rng must be a numpy.random.Generator")
+    J = _locations(J, L, n, rng)
+    X = rng.standard_normal((n, L, r))
+    rows = np.arange(n)
+    X[rows, J] = s * k_star + gamma * X[rows, J]
+    Y = X[rows, J] @ v_star
+    if eps > 0:
+        Y += eps * rng.standard_normal(n)
+    return X, Y, J
+
+
+def sample_task(problem: Problem, k_star, v_star, n: int, rng: np.random.Generator, J=None):
+    """Draw n i.i.d. samples of the task of SPEC §1 in R^d.
+
+    Returns (X, Y, J): X of shape (n, L, d), Y of shape (n,), J of shape (n,) the 0-based
+    location of the informative token, uniform on {0..L-1} when ``J`` is None, else fixed to
+    the int ``J``. k_star, v_star must be orthonormal vectors of R^d (up to roundoff).
+    """
+    d, L, gamma, eps = _scalar_problem(problem)
+    for name, x in (("k_star", k_star), ("v_star", v_star)):
+        if np.shape(x) != (d,):
+            raise ValueError(f"{name} has shape {np.shape(x)}: it must be a vector of shape ({d},)")
+    return sample_sequences(np.sqrt(d / 2.0), gamma, eps, L, k_star, v_star, n, rng, J)
+
+
+def attention_predictor(X, k, v, lam):
+    """T(X) = sum_l erf(lambda <X_l, k>) <X_l, v> (SPEC §2), batched over leading axes.
+
+    X has shape (..., L, d); k, v are unit vectors of R^d; lam > 0. Returns shape (...).
+    Exact symmetry: (-k, -v) gives the same T, bit for bit (erf is odd, the products are exact).
+    """
+    X = np.asarray(X, dtype=float)
+    if X.ndim < 2:
+        raise ValueError(f"X has shape {X.shape}: it must have shape (..., L, d)")
+    d = X.shape[-1]
+    k, v = _unit_vector("k", k, d), _unit_vector("v", v, d)
+    lam_arr = np.asarray(lam, dtype=float)
+    if lam_arr.ndim != 0 or not np.isfinite(lam_arr) or lam_arr <= 0:
+        raise ValueError(f"lam={lam!r} is not allowed: lam must be a finite scalar > 0")
+    return np.sum(erf(float(lam_arr) * (X @ k)) * (X @ v), axis=-1)
