@@ -1,5 +1,8 @@
+"""``python -m figures [flags]`` is ``slr figures [flags]``."""
+
 import sys
 
 from .cli import main
 
-sys.exit(main(["figures", *sys.argv[1:]]))
+if __name__ == "__main__":
+    sys.exit(main(["figures", *sys.argv[1:]]))

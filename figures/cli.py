@@ -1,4 +1,12 @@
-"""The ``slr`` command line: ``slr risk``, and later ``slr figures``, ``slr verify``, ``slr reproduce``."""
+"""The ``slr`` command line.
+
+    slr risk       the population risk at given parameters and overlaps, by up to three routes
+    slr figures    regenerate the figures (recipes in figures/recipes/, data cached)
+    slr verify     check every claim (figures/verify/claims/), write verification.md and .json
+    slr reproduce  figures, then verify: the main job; non-zero exit status if anything fails
+
+Outputs go to ``<out>`` (default ``<checkout or working directory>/out``, see ``figures.paths``).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +14,8 @@ import argparse
 import sys
 
 import numpy as np
+
+from .paths import OutputPaths
 
 
 def _risk_command(args) -> int:
@@ -26,6 +36,69 @@ def _risk_command(args) -> int:
     return 0
 
 
+def _figures(args) -> bool:
+    from .registry import discover_recipes, select
+    from .runner import outcome_table, progress_factory, run_recipes
+
+    paths = OutputPaths.resolve(args.out, args.cache)
+    recipes = select(discover_recipes(), args.only)
+    print(f"slr figures: {len(recipes)} recipe(s), {'quick' if args.quick else 'full'} mode")
+    progress = progress_factory(False if args.no_progress else None)
+    outcomes = run_recipes(recipes, paths=paths, quick=args.quick, force=args.force, progress=progress)
+    print(outcome_table(outcomes, paths))
+    return all(o.status != "failed" for o in outcomes)
+
+
+def _verify(args) -> bool:
+    from .registry import select
+    from .verify import discover_claims, run_claims, summary_line, write_report
+
+    paths = OutputPaths.resolve(args.out, getattr(args, "cache", None))
+    claims = select(discover_claims(), args.only_claim, kind="claim")
+    print(f"slr verify: {len(claims)} claim(s), {'quick' if args.quick else 'full'} mode, seed {args.seed}")
+    results = run_claims(claims, quick=args.quick, seed=args.seed)
+    print(write_report(results, md_path=paths.verification_md, json_path=paths.verification_json,
+                       quick=args.quick, seed=args.seed))
+    print(f"{summary_line(results)}; report in {paths.verification_md} and {paths.verification_json.name}")
+    return all(r.ok for r in results)
+
+
+def _figures_command(args) -> int:
+    return 0 if _figures(args) else 1
+
+
+def _verify_command(args) -> int:
+    return 0 if _verify(args) else 1
+
+
+def _reproduce_command(args) -> int:
+    figures_ok = _figures(args)
+    verify_ok = _verify(args)
+    if not figures_ok:
+        print("slr reproduce: some figures failed (see the table above)")
+    return 0 if figures_ok and verify_ok else 1
+
+
+def _add_output_flags(p, *, cache: bool = True) -> None:
+    p.add_argument("--out", metavar="DIR", help="output folder (default: <checkout or cwd>/out)")
+    if cache:
+        p.add_argument("--cache", metavar="DIR", help="cache of computed data (default: <out>/cache)")
+    p.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
+
+
+def _add_figure_flags(p) -> None:
+    p.add_argument("--only", action="append", metavar="NAME",
+                   help="only these figures (repeatable, or a comma-separated list)")
+    p.add_argument("--force", action="store_true", help="recompute even when the cache is valid")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars (also off when not a TTY)")
+
+
+def _add_verify_flags(p, flag: str) -> None:
+    p.add_argument(flag, dest="only_claim", action="append", metavar="ID",
+                   help="only these claims (repeatable, or a comma-separated list)")
+    p.add_argument("--seed", type=int, default=0, help="root seed of the randomised checks (default 0)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="slr",
@@ -44,6 +117,22 @@ def build_parser() -> argparse.ArgumentParser:
     risk.add_argument("--mc", type=int, default=0, metavar="N", help="also by Monte Carlo with N samples")
     risk.add_argument("--seed", type=int, default=0, help="seed of the Monte-Carlo route")
     risk.set_defaults(func=_risk_command)
+
+    figures = sub.add_parser("figures", help="regenerate the figures (PNG and PDF in <out>/figures)")
+    _add_output_flags(figures)
+    _add_figure_flags(figures)
+    figures.set_defaults(func=_figures_command)
+
+    verify = sub.add_parser("verify", help="check every claim; report in <out>/verification.md and .json")
+    _add_output_flags(verify, cache=False)
+    _add_verify_flags(verify, "--only")
+    verify.set_defaults(func=_verify_command)
+
+    reproduce = sub.add_parser("reproduce", help="figures, then verify (the main job)")
+    _add_output_flags(reproduce)
+    _add_figure_flags(reproduce)
+    _add_verify_flags(reproduce, "--only-claim")
+    reproduce.set_defaults(func=_reproduce_command)
     return parser
 
 

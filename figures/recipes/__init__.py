@@ -1,0 +1,1 @@
+"""One module per figure; see ``figures.registry`` for what a recipe module defines."""

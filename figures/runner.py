@@ -1,0 +1,124 @@
+"""Run figure recipes: load or compute their data (cached), plot, save PNG and PDF, summarise.
+
+For each recipe: parameters from ``recipe.params(quick)``; cache key from the recipe's source
+hash, parameters and seed (``figures.cache``); on a hit the data is loaded, otherwise (missing,
+stale, corrupt, or ``force``) ``compute`` runs with ``rng = default_rng(SeedSequence(seed))``
+and a tqdm factory for progress, and the result is stored. Then ``plot`` draws inside the
+project style and the figure is saved as ``<out>/figures/<name>.png`` and ``.pdf``. A failing
+recipe is reported and the others still run; a recipe whose optional ``skip_reason`` says it
+cannot compute here (and has no cached data) is reported as skipped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import sys
+import time
+import traceback
+
+import numpy as np
+
+from .cache import DataCache, atomic_write, cache_key
+from .paths import OutputPaths
+from .style import figure_style
+from .table import text_table
+
+__all__ = ["RecipeOutcome", "run_recipes", "outcome_table", "progress_factory"]
+
+
+@dataclasses.dataclass(frozen=True)
+class RecipeOutcome:
+    """What happened to one recipe: 'computed', 'cached', 'skipped' or 'failed', with timings."""
+
+    name: str
+    status: str
+    reason: str
+    compute_seconds: float
+    plot_seconds: float
+    files: tuple = ()
+
+
+def progress_factory(enabled: bool | None = None, stream=None):
+    """A tqdm factory, disabled when ``enabled`` is False or (if None) ``stream`` is not a TTY."""
+    from tqdm.auto import tqdm
+
+    stream = sys.stderr if stream is None else stream
+    if enabled is None:
+        enabled = stream.isatty()
+    return functools.partial(tqdm, disable=not enabled, leave=False, file=stream, dynamic_ncols=True)
+
+
+class _Skipped(Exception):
+    """The recipe's data is not cached and its ``skip_reason`` says it cannot be computed here."""
+
+
+def _stem(name: str, quick: bool) -> str:
+    # Quick and full data live side by side, so a smoke run does not evict the real one.
+    return f"{name}-quick" if quick else name
+
+
+def _data(recipe, params, *, quick, force, cache: DataCache, progress):
+    key = cache_key(recipe.name, recipe.source_hash, params, recipe.seed)
+    stem = _stem(recipe.name, quick)
+    lookup = cache.load(stem, key)
+    if lookup.status == "hit" and not force:
+        return lookup.data, "cached", "", 0.0
+    skip = recipe.skip_reason(params) if recipe.skip_reason is not None else None
+    if skip:
+        raise _Skipped(skip)
+    reason = "forced" if force else f"{lookup.status}: {lookup.reason}" if lookup.status != "missing" else "no entry"
+    start = time.perf_counter()
+    data = recipe.compute(params, np.random.default_rng(np.random.SeedSequence(recipe.seed)), progress)
+    seconds = time.perf_counter() - start
+    cache.save(stem, key, data, recipe=recipe.name, source_hash=recipe.source_hash, params=params,
+               seed=recipe.seed)
+    # Plot exactly what a later cached run would see (and check the entry reads back).
+    stored = cache.load(stem, key)
+    if stored.status != "hit":
+        raise RuntimeError(f"cache entry {stem} does not read back after writing: {stored.reason}")
+    return stored.data, "computed", reason, seconds
+
+
+def _save(fig, paths: OutputPaths, name: str):
+    paths.figures.mkdir(parents=True, exist_ok=True)
+    files = paths.figure_files(name)
+    for path in files:
+        atomic_write(path, lambda fh: fig.savefig(fh, format=path.suffix[1:]))
+    return files
+
+
+def run_recipes(recipes, *, paths: OutputPaths, quick: bool = False, force: bool = False,
+                progress=None, echo=print) -> list[RecipeOutcome]:
+    """Run ``recipes`` in order; ``progress`` is a tqdm factory (default: disabled)."""
+    progress = progress or progress_factory(False)
+    cache = DataCache(paths.cache)
+    outcomes = []
+    for recipe in recipes:
+        compute_s = plot_s = 0.0
+        try:
+            params = recipe.params(quick)
+            data, status, reason, compute_s = _data(recipe, params, quick=quick, force=force,
+                                                    cache=cache, progress=progress)
+            start = time.perf_counter()
+            with figure_style():
+                fig = recipe.plot(data, params)
+                files = _save(fig, paths, recipe.name)
+            plot_s = time.perf_counter() - start
+            outcomes.append(RecipeOutcome(recipe.name, status, reason, compute_s, plot_s, files))
+        except _Skipped as exc:
+            outcomes.append(RecipeOutcome(recipe.name, "skipped", str(exc), compute_s, plot_s))
+        except Exception as exc:  # reported in the closing table; the other recipes still run
+            echo(f"recipe {recipe.name} failed:\n{traceback.format_exc()}")
+            outcomes.append(RecipeOutcome(recipe.name, "failed", f"{type(exc).__name__}: {exc}",
+                                          compute_s, plot_s))
+        echo(f"  {outcomes[-1].status:8s} {recipe.name}")
+    return outcomes
+
+
+def outcome_table(outcomes, paths: OutputPaths) -> str:
+    """The closing table: what was made, from cache or computed, how long it took, where it went."""
+    rows = [(o.name, o.status, f"{o.compute_seconds:.1f}", f"{o.plot_seconds:.1f}",
+             o.reason or "-", ", ".join(p.name for p in o.files) or "-") for o in outcomes]
+    table = text_table(("figure", "status", "compute s", "plot s", "reason (computed, skipped, failed)", "files"), rows)
+    return f"{table}\nfigures in {paths.figures}; cache in {paths.cache}"

@@ -1,0 +1,89 @@
+"""Paper Proposition 3: the best linear predictor (J uniform) has risk
+eps^2 + gamma^2 - gamma^4 / (gamma^2 + L - 1), independent of d, tending to the null risk."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from ..framework import Check, claim, require
+from ._common import EPS, random_problem, z_test_check
+
+ORDER = 40
+
+_STATEMENT = ("Proposition 3: the best linear predictor of Y from the flattened X (J uniform) has risk "
+              "eps^2 + gamma^2 - gamma^4/(gamma^2 + L - 1), for every d")
+_ALPHA, _POWER = 1e-3, 0.9
+_DETECT = {True: 0.05, False: 0.01}   # relative error to detect with probability _POWER
+_CHUNK = 8192
+
+
+def _linear_loss_mc(problem, n: int, rng):
+    """Monte-Carlo risk of Prop 3's coefficients beta_l = gamma^2 v* / (gamma^2 + L - 1)."""
+    from numerics.geometry import random_orthonormal
+
+    task = require("numerics.task")
+    Estimate = require("numerics.montecarlo").Estimate
+    k_star, v_star = random_orthonormal(int(problem.d), 2, rng)
+    g2 = float(problem.gamma) ** 2
+    weight = g2 / (g2 + float(problem.L) - 1.0)
+    total = total_sq = 0.0
+    for start in range(0, n, _CHUNK):
+        X, Y, _ = task.sample_task(problem, k_star, v_star, min(_CHUNK, n - start), rng)
+        loss = np.square(Y - weight * (X.sum(axis=1) @ v_star))
+        total, total_sq = total + loss.sum(), total_sq + np.square(loss).sum()
+    mean = total / n
+    return Estimate(mean=mean, stderr=math.sqrt(max(total_sq / n - mean * mean, 0.0) / (n - 1)), n=n)
+
+
+@claim("proposition3-montecarlo", _STATEMENT)
+def linear_risk_matches_monte_carlo(quick: bool, rng) -> Check:
+    linear_risk = require("theory.baselines").linear_risk
+    # L >= 2: at L = 1 the risk is eps^2, possibly ~0, and a relative power target is meaningless.
+    problems = [random_problem(rng, d_max=20, L_max=12) for _ in range(6 if quick else 12)]
+    problems = [dataclasses.replace(p, L=max(int(p.L), 2)) for p in problems]
+    n = 50_000 if quick else 1_000_000
+    return z_test_check(
+        method=f"z-test: Monte-Carlo risk (n = {n}, sequences from numerics.task) of Prop 3's "
+               f"coefficients vs theory.baselines.linear_risk at {len(problems)} random problems "
+               "(d <= 20, L <= 12)",
+        estimates=[_linear_loss_mc(p, n, child) for p, child in zip(problems, rng.spawn(len(problems)))],
+        exacts=[float(linear_risk(p)) for p in problems],
+        alpha=_ALPHA, power=_POWER, detect=_DETECT[quick])
+
+
+@claim("proposition3-null-limit",
+       "Proposition 3: as L -> inf the best linear risk tends to the null risk eps^2 + gamma^2, "
+       "the gap gamma^4/(gamma^2 + L - 1) decaying like 1/L")
+def linear_risk_tends_to_null(quick: bool, rng) -> Check:
+    from theory import Problem
+
+    baselines = require("theory.baselines")
+    L = np.unique(np.round(np.logspace(2, 6, 9))).astype(int)
+    x = np.log(L)
+    lever = np.sum(np.abs(x - x.mean())) / np.sum(np.square(x - x.mean()))
+    ratios, slopes = [], []
+    for _ in range(3 if quick else 10):
+        gamma, eps = float(rng.uniform(0.3, 1.5)), float(rng.uniform(0.0, 0.5))
+        problem = Problem(d=10, L=L, gamma=gamma, eps=eps, lam=1.0)
+        null = np.asarray(baselines.null_risk(problem), dtype=float) * np.ones(L.shape)
+        gap = null - np.asarray(baselines.linear_risk(problem), dtype=float)
+        slope = float(np.polyfit(x, np.log(gap), 1)[0])
+        # The local slope -L/(gamma^2 + L - 1) differs from -1 by at most |1 - gamma^2|/(gamma^2 + L_min - 1),
+        # and the least-squares slope lies within the range of local slopes; roundoff of the
+        # subtraction perturbs log(gap) by <= 4 eps null/gap, moving the slope by <= lever times that.
+        allowed = (abs(1 - gamma**2) / (gamma**2 + L[0] - 1)
+                   + lever * float(np.max(4 * EPS * null / gap)))
+        slopes.append(slope)
+        ratios.append(abs(slope + 1.0) / allowed)
+    return Check(
+        method=f"log-log slope of null - linear risk over L in [1e2, 1e6] ({len(L)} points), "
+               f"{len(ratios)} random (gamma, eps)",
+        measured=max(ratios),
+        measured_text=f"max |slope + 1| / allowed = {max(ratios):.3g} (slopes {min(slopes):.6f} .. {max(slopes):.6f})",
+        tolerance=1.0,
+        derivation="allowed = pre-asymptotic correction |1 - gamma^2|/(gamma^2 + L_min - 1) + roundoff of the gap",
+        details={"slopes": slopes, "ratios": ratios},
+    )

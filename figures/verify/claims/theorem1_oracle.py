@@ -1,0 +1,90 @@
+"""Paper Theorem 1 at the oracle (k, v) = (k*, v*): the oracle-risk formula (SPEC §6)."""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+
+from ..framework import Check, claim
+from ._common import EPS, random_problem
+
+ORDER = 20
+
+_DPS = 30
+# Roundoff of a closed form: each of its terms goes through at most 32 roundings (a generous
+# count of the operations along its longest chain), and zeta is evaluated once with relative
+# error at most ZETA_MAX_RELATIVE_ERROR. Hence |error| <= (32 eps + ZETA_MAX_RELATIVE_ERROR) * S
+# with S = sum |terms| <= eps^2 + gamma^2 (1 + 2 + 1) + (L-1) zeta(0, lambda).
+_ROUNDINGS = 32
+
+
+def _points(quick: bool, rng):
+    return [random_problem(rng, d_max=10_000, L_max=100) for _ in range(8 if quick else 40)]
+
+
+def _term_scale(problem, zeta0: float) -> float:
+    return problem.eps**2 + 4.0 * problem.gamma**2 + (problem.L - 1) * zeta0
+
+
+def _expectation_form(problem):
+    """eps^2 + gamma^2 E[erfc(lambda (s + gamma Z))^2] + (L-1)(2/pi) arcsin(2 lambda^2/(1+2 lambda^2)),
+    by mpmath quadrature (split where the erf argument changes sign); returns (value, zeta0)."""
+    with mpmath.workdps(_DPS):
+        s = mpmath.sqrt(mpmath.mpf(problem.d) / 2)
+        lam, gamma = mpmath.mpf(problem.lam), mpmath.mpf(problem.gamma)
+        z0, width = -s / gamma, 1 / (lam * gamma)
+        points = sorted({mpmath.mpf(0), mpmath.mpf(-8), mpmath.mpf(8), z0,
+                         z0 - width, z0 + width, z0 - 4 * width, z0 + 4 * width})
+        gate_gap, err = mpmath.quad(lambda z: mpmath.erfc(lam * (s + gamma * z)) ** 2 * mpmath.npdf(z),
+                                    [mpmath.ninf, *points, mpmath.inf], error=True)
+        if not err <= mpmath.mpf(10) ** (10 - _DPS):
+            raise ArithmeticError(f"mpmath quadrature of the oracle gate gap did not converge (error {err})")
+        zeta0 = 2 / mpmath.pi * mpmath.asin(2 * lam**2 / (1 + 2 * lam**2))
+        return float(mpmath.mpf(problem.eps) ** 2 + gamma**2 * gate_gap + (problem.L - 1) * zeta0), float(zeta0)
+
+
+@claim("theorem1-oracle-expectation",
+       "Theorem 1 at (k*, v*): R = eps^2 + gamma^2 E[(1 - erf(lambda(sqrt(d/2) + gamma Z)))^2] "
+       "+ (L-1) zeta(0, lambda), zeta(0, lambda) = (2/pi) arcsin(2 lambda^2/(1+2 lambda^2))")
+def oracle_matches_expectation(quick: bool, rng) -> Check:
+    from theory import oracle_risk
+    from theory.zeta import ZETA_MAX_RELATIVE_ERROR
+
+    errors = []
+    problems = _points(quick, rng)
+    for problem in problems:
+        reference, zeta0 = _expectation_form(problem)
+        errors.append(abs(float(oracle_risk(problem)) - reference) / _term_scale(problem, zeta0))
+    return Check(
+        method=f"theory.oracle_risk vs mpmath quadrature of the expectation ({_DPS} digits) at "
+               f"{len(problems)} random problems (d up to 1e4, L up to 100, lambda in [0.02, 3])",
+        measured=max(errors),
+        measured_text=f"max |difference| / S = {max(errors) / EPS:.2f} eps (S = sum of |terms|)",
+        tolerance=_ROUNDINGS * EPS + ZETA_MAX_RELATIVE_ERROR,
+        derivation=f"float64 roundoff: {_ROUNDINGS} roundings per term + theory.zeta's declared "
+                   "relative error, times S",
+        details={"relative_to_scale": errors},
+    )
+
+
+@claim("theorem1-oracle-general",
+       "Theorem 1: the oracle-risk formula equals the general closed form (SPEC §5) at "
+       "kappa = nu = 1, theta = eta = rho = 0")
+def oracle_matches_general_form(quick: bool, rng) -> Check:
+    from theory import Overlaps, oracle_risk, population_risk
+    from theory.zeta import ZETA_MAX_RELATIVE_ERROR, zeta_at_zero
+
+    errors = []
+    problems = _points(quick, rng)
+    for problem in problems:
+        diff = float(oracle_risk(problem)) - float(population_risk(problem, Overlaps.oracle()))
+        errors.append(abs(diff) / _term_scale(problem, float(zeta_at_zero(problem.lam))))
+    return Check(
+        method=f"theory.oracle_risk vs theory.population_risk(Overlaps.oracle()) at {len(problems)} "
+               "random problems",
+        measured=max(errors),
+        measured_text=f"max |difference| / S = {max(errors) / EPS:.2f} eps",
+        tolerance=2 * (_ROUNDINGS * EPS + ZETA_MAX_RELATIVE_ERROR),
+        derivation="roundoff of two float64 closed forms: twice the single-form bound, times S",
+        details={"relative_to_scale": [float(e) for e in np.asarray(errors)]},
+    )

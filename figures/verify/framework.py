@@ -1,0 +1,153 @@
+"""Claims of the paper checked numerically: the ``ClaimResult`` record and the ``claim`` decorator.
+
+A claim is a function ``check(quick: bool, rng: numpy.random.Generator) -> Check`` in a module
+of ``figures/verify/claims/``, decorated with ``@claim(id, statement)``; the decorator turns it
+into a ``Claim`` whose call returns a ``ClaimResult`` (the row of the verification report).
+Claims are found by scanning that package (no global registry to mutate), so adding one is
+adding a decorated function there.
+
+A claim needing a module that does not exist yet calls ``require("package.module")``, which
+raises ``MissingPrerequisite``: the claim is reported as 'skipped' with the reason, never as
+passed. Any other exception is reported as 'error' and counts as a failure.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import importlib
+import importlib.util
+import pkgutil
+import time
+import traceback
+
+import numpy as np
+
+__all__ = ["Check", "Claim", "ClaimResult", "MissingPrerequisite", "claim", "discover_claims",
+           "require"]
+
+CLAIM_PACKAGE = "figures.verify.claims"
+STATUSES = ("pass", "fail", "error", "skipped")
+
+
+class MissingPrerequisite(Exception):
+    """A module the claim needs is not available (yet)."""
+
+
+def require(module_name: str):
+    """Import and return ``module_name``, or raise ``MissingPrerequisite`` if it does not exist."""
+    try:
+        found = importlib.util.find_spec(module_name) is not None
+    except ModuleNotFoundError:
+        found = False
+    if not found:
+        raise MissingPrerequisite(f"module {module_name} is not available")
+    return importlib.import_module(module_name)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Check:
+    """What a claim function measured.
+
+    method: how it was checked; measured: the number compared with ``tolerance`` (pass iff
+    measured <= tolerance, both >= 0 by convention, e.g. a max |z| or a max relative error);
+    measured_text: the measured quantity in words; derivation: where the tolerance comes from;
+    details: JSON-serialisable extra numbers for the JSON report.
+    """
+
+    method: str
+    measured: float
+    measured_text: str
+    tolerance: float
+    derivation: str
+    details: dict = dataclasses.field(default_factory=dict)
+
+    @property
+    def passed(self) -> bool:
+        return bool(np.isfinite(self.measured) and self.measured <= self.tolerance)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ClaimResult:
+    """One row of the verification report."""
+
+    claim_id: str
+    statement: str
+    method: str
+    measured: float
+    measured_text: str
+    tolerance: float
+    derivation: str
+    status: str
+    seconds: float
+    details: dict = dataclasses.field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.status not in STATUSES:
+            raise ValueError(f"status={self.status!r} is not allowed: status must be one of {STATUSES}")
+
+    @property
+    def ok(self) -> bool:
+        """False for 'fail' and 'error'; a skipped claim is not a failure (it is listed as such)."""
+        return self.status in ("pass", "skipped")
+
+
+def claim_seed_sequence(claim_id: str, seed: int) -> np.random.SeedSequence:
+    """Independent stream per claim: entropy (seed, 32 bits of SHA-256 of the claim id)."""
+    tag = int.from_bytes(hashlib.sha256(claim_id.encode()).digest()[:4], "little")
+    return np.random.SeedSequence([seed, tag])
+
+
+@dataclasses.dataclass(frozen=True)
+class Claim:
+    """A registered claim; ``claim(quick, seed)`` runs it and returns a ``ClaimResult``."""
+
+    claim_id: str
+    statement: str
+    check: object
+
+    @property
+    def name(self) -> str:
+        return self.claim_id
+
+    def __call__(self, quick: bool = False, seed: int = 0) -> ClaimResult:
+        rng = np.random.default_rng(claim_seed_sequence(self.claim_id, seed))
+        start = time.perf_counter()
+        row = dict(claim_id=self.claim_id, statement=self.statement)
+        try:
+            check = self.check(quick, rng)
+        except MissingPrerequisite as exc:
+            return ClaimResult(**row, method="-", measured=float("nan"), measured_text=str(exc),
+                               tolerance=float("nan"), derivation="-", status="skipped",
+                               seconds=time.perf_counter() - start)
+        except Exception as exc:  # reported as an error row, and a failure of the run
+            return ClaimResult(**row, method="-", measured=float("nan"),
+                               measured_text=f"{type(exc).__name__}: {exc}", tolerance=float("nan"),
+                               derivation="-", status="error", seconds=time.perf_counter() - start,
+                               details={"traceback": traceback.format_exc()})
+        return ClaimResult(**row, method=check.method, measured=float(check.measured),
+                           measured_text=check.measured_text, tolerance=float(check.tolerance),
+                           derivation=check.derivation, status="pass" if check.passed else "fail",
+                           seconds=time.perf_counter() - start, details=check.details)
+
+
+def claim(claim_id: str, statement: str):
+    """Decorator: ``@claim("theorem1-quadrature", "Theorem 1: ...")`` on ``check(quick, rng) -> Check``."""
+    def wrap(check) -> Claim:
+        return Claim(claim_id, statement, check)
+
+    return wrap
+
+
+def discover_claims() -> list[Claim]:
+    """Every ``Claim`` at module level in ``figures/verify/claims/``, by module ``ORDER``, then source order."""
+    package = importlib.import_module(CLAIM_PACKAGE)
+    modules = [importlib.import_module(f"{CLAIM_PACKAGE}.{info.name}")
+               for info in pkgutil.iter_modules(package.__path__) if not info.name.startswith("_")]
+    claims = []
+    for module in sorted(modules, key=lambda m: (getattr(m, "ORDER", 100), m.__name__)):
+        claims += [obj for obj in vars(module).values() if isinstance(obj, Claim)]
+    ids = [c.claim_id for c in claims]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"claim ids must be unique, got {ids}")
+    return claims

@@ -1,0 +1,78 @@
+"""Run the claims and write the verification report (table on stdout, Markdown and JSON files)."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import json
+import math
+from pathlib import Path
+
+from ..cache import atomic_write, package_versions
+from ..table import markdown_table, text_table
+from .framework import ClaimResult
+
+__all__ = ["run_claims", "write_report", "summary_line"]
+
+_HEADER = ("claim", "statement", "method", "measured", "tolerance", "how the tolerance is derived", "status")
+
+
+def _number(x: float) -> str:
+    return "-" if not math.isfinite(x) else f"{x:.3g}"
+
+
+def _row(r: ClaimResult, *, long: bool):
+    measured = f"{_number(r.measured)} ({r.measured_text})" if long else _number(r.measured)
+    return (r.claim_id, r.statement, r.method, measured, _number(r.tolerance), r.derivation,
+            r.status.upper() if r.status in ("fail", "error") else r.status)
+
+
+def run_claims(claims, *, quick: bool, seed: int = 0, echo=print) -> list[ClaimResult]:
+    """Run each claim, echoing one line per claim as it finishes."""
+    results = []
+    for c in claims:
+        result = c(quick=quick, seed=seed)
+        echo(f"  {result.status:8s} {result.claim_id}  ({result.seconds:.1f} s)")
+        results.append(result)
+    return results
+
+
+def summary_line(results) -> str:
+    counts = {s: sum(r.status == s for r in results) for s in ("pass", "fail", "error", "skipped")}
+    return ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no claims"
+
+
+def _json_safe(obj):
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: _json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_json_safe(v) for v in obj]
+    return obj
+
+
+def _write_text(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, lambda fh: fh.write(text.encode()))
+
+
+def write_report(results, *, md_path: Path, json_path: Path, quick: bool, seed: int) -> str:
+    """Write the Markdown and JSON reports; returns the plain-text table for the terminal."""
+    created = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    mode = "quick" if quick else "full"
+    md = "\n".join([
+        "# Verification report",
+        "",
+        f"Mode: {mode}; seed {seed}; created {created}; {summary_line(results)}.",
+        "A claim passes when the measured number is at most the tolerance; 'skipped' means a "
+        "module it needs is not available, and is not a pass.",
+        "",
+        markdown_table(_HEADER, [_row(r, long=True) for r in results]),
+        "",
+    ])
+    payload = {"mode": mode, "seed": seed, "created": created, "versions": package_versions(),
+               "summary": summary_line(results), "claims": [dataclasses.asdict(r) for r in results]}
+    _write_text(md_path, md)
+    _write_text(json_path, json.dumps(_json_safe(payload), indent=1, allow_nan=False) + "\n")
+    return text_table(_HEADER, [_row(r, long=False) for r in results], max_width=36)

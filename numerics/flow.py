@@ -1,0 +1,147 @@
+"""Gradient flow of the population risk on the sphere product (SPEC §7), integrated with scipy.
+
+Two ODEs, both the alpha -> 0 limit of PGD (paper Definition 1) with time t = alpha * steps:
+
+- ``overlap_flow``: the five-overlap ODE of ``numerics.overlap_algebra.flow_velocity`` with the
+  partials of ``theory.risk.risk_grad_from_arrays``; exact for every finite d.
+- ``manifold_flow``: the two-dimensional flow on M (SPEC §7, derived),
+      kappa' = -(1 - kappa^2) dR_M/dkappa,   nu' = -(1 - nu^2) dR_M/dnu,
+      dR_M/dnu = -2 gamma^2 erf(a_l kappa),
+      dR_M/dkappa = 2 gamma^2 a_l erf'(a_l kappa) [erf(a_l kappa / sqrt(1 + 4 lambda^2 gamma^2)) - nu],
+  a_l = lambda s / sqrt(1 + 2 lambda^2 gamma^2). It is ``overlap_flow`` restricted to M (M is
+  invariant, and on M the partials reduce to these; checked in ``tests/test_flow.py``).
+
+lambda is a number or a callable of the flow time t (``schedule_in_flow_time`` converts a
+step schedule). The default method is LSODA (switches to a stiff BDF method when needed; the ODE
+becomes stiff when lambda sqrt(d) is large); any ``solve_ivp`` method may be passed. Failure raises.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from scipy.integrate import solve_ivp
+from scipy.special import erf
+
+from theory.parameters import OVERLAP_NAMES, Overlaps, Problem
+from theory.risk import risk_grad_from_arrays
+from theory.special import erf_prime
+
+from .overlap_algebra import flow_velocity
+from .schedules import as_schedule
+
+__all__ = ["FlowTrajectory", "overlap_flow", "manifold_flow", "manifold_flow_velocity",
+           "schedule_in_flow_time"]
+
+
+@dataclasses.dataclass(frozen=True)
+class FlowTrajectory:
+    """An integrated flow: ``t`` (n_t,), ``y`` (n_components, n_t) with ``names`` the components,
+    ``sol`` the dense output (callable of t), solver diagnostics, and alignment events
+    (``t_events``: times where min(|kappa|, |nu|) reached 1 - delta, empty if none or no delta)."""
+
+    t: np.ndarray
+    y: np.ndarray
+    names: tuple
+    status: int
+    message: str
+    nfev: int
+    njev: int
+    nlu: int
+    t_events: np.ndarray
+    y_events: np.ndarray
+    sol: object
+
+    def component(self, name: str) -> np.ndarray:
+        return self.y[self.names.index(name)]
+
+    @property
+    def final(self) -> dict:
+        return dict(zip(self.names, self.y[:, -1]))
+
+
+def schedule_in_flow_time(schedule, alpha: float):
+    """lambda(t) = schedule(t / alpha): the step schedule of PGD with step alpha in flow time."""
+    schedule = as_schedule(schedule)
+    return lambda t: float(schedule(t / alpha))
+
+
+def _lam_of_t(lam):
+    if callable(lam):
+        return lam
+    value = float(lam)
+    if not (np.isfinite(value) and value > 0):
+        raise ValueError(f"lam={lam!r} is not allowed: lambda must be finite and > 0")
+    return lambda t: value
+
+
+def _integrate(rhs, y0, names, t_end, method, rtol, atol, delta, terminal, t_eval):
+    if not (np.isfinite(t_end) and t_end > 0):
+        raise ValueError(f"t_end={t_end!r} is not allowed: t_end must be finite and > 0")
+    events = None
+    if delta is not None:
+        if not 0 < delta < 1:
+            raise ValueError(f"delta={delta!r} is not allowed: need 0 < delta < 1")
+        i_k, i_n = names.index("kappa"), names.index("nu")
+
+        def aligned(t, y):
+            return min(abs(y[i_k]), abs(y[i_n])) - (1.0 - delta)
+        aligned.terminal = terminal
+        aligned.direction = 1.0
+        events = [aligned]
+    sol = solve_ivp(rhs, (0.0, t_end), np.asarray(y0, dtype=float), method=method, rtol=rtol,
+                    atol=atol, dense_output=True, events=events, t_eval=t_eval)
+    if sol.status < 0:
+        raise RuntimeError(f"gradient-flow integration failed at t={sol.t[-1]:.6g} with "
+                           f"method={method!r}: {sol.message.rstrip('.')}. Try method='Radau' or 'BDF' (stiff: "
+                           "large lambda sqrt(d)), looser rtol/atol, or a shorter t_end.")
+    t_events = sol.t_events[0] if events else np.empty(0)
+    y_events = sol.y_events[0] if events else np.empty((0, len(names)))
+    return FlowTrajectory(sol.t, sol.y, tuple(names), sol.status, sol.message, sol.nfev,
+                          sol.njev, sol.nlu, t_events, y_events, sol.sol)
+
+
+def overlap_flow(initial: Overlaps, *, d, L=10, gamma=np.sqrt(0.5), lam, t_end, method="LSODA",
+                 rtol=1e-10, atol=1e-12, delta=None, terminal=False, t_eval=None) -> FlowTrajectory:
+    """Integrate the five-overlap gradient flow from scalar ``initial`` up to time ``t_end``.
+
+    Components ordered as ``theory.parameters.OVERLAP_NAMES``. ``delta``: record the event
+    min(|kappa|, |nu|) = 1 - delta (stop there if ``terminal``). Exact ODE at every finite d.
+    """
+    Problem(d=d, L=L, gamma=gamma, lam=1.0)
+    lam_t = _lam_of_t(lam)
+    d, L, gamma = float(d), float(L), float(gamma)
+
+    def rhs(t, y):
+        grads = risk_grad_from_arrays(d, L, gamma, 0.0, lam_t(t), *y)
+        return np.array(flow_velocity(*y, *grads))
+
+    y0 = [float(x) for x in initial.as_tuple()]
+    return _integrate(rhs, y0, list(OVERLAP_NAMES), t_end, method, rtol, atol, delta, terminal, t_eval)
+
+
+def manifold_flow_velocity(kappa, nu, *, d, L=10, gamma=np.sqrt(0.5), lam):
+    """(kappa', nu') of the flow on M (module docstring; SPEC §7). Broadcasts; L does not enter."""
+    s = np.sqrt(np.asarray(d, dtype=float) / 2.0)
+    g2 = np.square(gamma) * np.square(lam)
+    a_l = lam * s / np.sqrt(1.0 + 2.0 * g2)
+    x = a_l * np.asarray(kappa, dtype=float)
+    r_kappa = 2.0 * gamma**2 * a_l * erf_prime(x) * (erf(x / np.sqrt(1.0 + 4.0 * g2)) - nu)
+    r_nu = -2.0 * gamma**2 * erf(x)
+    return -(1.0 - np.square(kappa)) * r_kappa, -(1.0 - np.square(nu)) * r_nu
+
+
+def manifold_flow(kappa0: float, nu0: float, *, d, L=10, gamma=np.sqrt(0.5), lam, t_end,
+                  method="LSODA", rtol=1e-10, atol=1e-12, delta=None, terminal=False,
+                  t_eval=None) -> FlowTrajectory:
+    """Integrate the two-dimensional flow on M from (kappa0, nu0); components ("kappa", "nu")."""
+    Problem(d=d, L=L, gamma=gamma, lam=1.0)
+    Overlaps(kappa=kappa0, nu=nu0)
+    lam_t = _lam_of_t(lam)
+
+    def rhs(t, y):
+        return np.array(manifold_flow_velocity(y[0], y[1], d=d, L=L, gamma=gamma, lam=lam_t(t)))
+
+    return _integrate(rhs, [kappa0, nu0], ["kappa", "nu"], t_end, method, rtol, atol, delta,
+                      terminal, t_eval)

@@ -1,0 +1,104 @@
+"""The ``slr`` command line: figures, verify, reproduce (exit statuses, flags, outputs), and risk."""
+
+import subprocess
+import sys
+
+import matplotlib
+import pytest
+
+from figures.cli import main
+from figures.registry import Recipe
+from figures.verify import Check, claim
+
+
+@pytest.fixture(autouse=True)
+def _agg_backend(monkeypatch):
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    matplotlib.use("Agg")
+
+
+def _recipe(name, calls, fail=False):
+    def compute(p, rng, progress):
+        calls.append(name)
+        if fail:
+            raise FloatingPointError("non-finite iterate")
+        return {"y": rng.standard_normal(p["n"])}
+
+    def plot(data, p):
+        from matplotlib.figure import Figure
+
+        fig = Figure(figsize=(2, 2))
+        fig.subplots().plot(data["y"])
+        return fig
+
+    return Recipe(name=name, title=name, seed=1, params=lambda quick: {"n": 3 if quick else 30},
+                  compute=compute, plot=plot, source_hash="s")
+
+
+@pytest.fixture
+def fake_recipes(monkeypatch):
+    import figures.registry as registry
+
+    calls = []
+    recipes = [_recipe("alpha", calls), _recipe("beta", calls)]
+    monkeypatch.setattr(registry, "discover_recipes", lambda: recipes)
+    return calls, recipes
+
+
+def test_figures_then_cached(tmp_path, fake_recipes, capsys):
+    calls, _ = fake_recipes
+    argv = ["figures", "--quick", "--out", str(tmp_path), "--no-progress"]
+    assert main(argv) == 0
+    assert calls == ["alpha", "beta"]
+    assert "computed" in capsys.readouterr().out
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert calls == ["alpha", "beta"] and out.count("cached") >= 2
+    for name in ("alpha", "beta"):
+        assert (tmp_path / "figures" / f"{name}.png").is_file()
+        assert (tmp_path / "figures" / f"{name}.pdf").is_file()
+        assert (tmp_path / "cache" / f"{name}-quick.npz").is_file()
+
+
+def test_only_force_and_cache_flags(tmp_path, fake_recipes):
+    calls, _ = fake_recipes
+    cache = tmp_path / "elsewhere"
+    assert main(["figures", "--only", "beta", "--cache", str(cache), "--out", str(tmp_path)]) == 0
+    assert calls == ["beta"] and (cache / "beta.npz").is_file() and not (tmp_path / "cache").exists()
+    assert main(["figures", "--only", "alpha,beta", "--force", "--cache", str(cache), "--out", str(tmp_path)]) == 0
+    assert calls == ["beta", "alpha", "beta"]
+
+
+def test_unknown_figure_is_a_usage_error(tmp_path, fake_recipes, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["figures", "--only", "gamma", "--out", str(tmp_path)])
+    assert exc.value.code == 2 and "choose from alpha, beta" in capsys.readouterr().err
+
+
+def test_failed_figure_gives_nonzero_status(tmp_path, monkeypatch):
+    import figures.registry as registry
+
+    calls = []
+    monkeypatch.setattr(registry, "discover_recipes", lambda: [_recipe("bad", calls, fail=True),
+                                                               _recipe("good", calls)])
+    assert main(["figures", "--quick", "--out", str(tmp_path)]) == 1
+    assert (tmp_path / "figures" / "good.png").is_file()
+
+
+@pytest.mark.parametrize("verdict, status", [(0.5, 0), (2.0, 1)])
+def test_reproduce_runs_figures_then_verify(tmp_path, fake_recipes, monkeypatch, verdict, status):
+    import figures.verify as verify
+
+    calls, _ = fake_recipes
+    fake = claim("fake", "a claim")(lambda quick, rng: Check(method="m", measured=verdict, measured_text="",
+                                                             tolerance=1.0, derivation="d"))
+    monkeypatch.setattr(verify, "discover_claims", lambda: [fake])
+    assert main(["reproduce", "--quick", "--out", str(tmp_path)]) == status
+    assert calls == ["alpha", "beta"]
+    assert (tmp_path / "verification.md").is_file() and (tmp_path / "verification.json").is_file()
+
+
+def test_python_dash_m_figures_is_slr_figures():
+    out = subprocess.run([sys.executable, "-m", "figures", "--help"], capture_output=True, text=True, check=True)
+    assert "usage: slr figures" in out.stdout and "--quick" in out.stdout
+

@@ -1,0 +1,80 @@
+"""Every figure recipe runs in quick mode into a temporary folder and writes its PNG and PDF."""
+
+import matplotlib
+import numpy as np
+import pytest
+
+from figures.paths import OutputPaths
+from figures.registry import discover_recipes
+from figures.runner import run_recipes
+
+RECIPES = discover_recipes()
+
+
+@pytest.fixture(autouse=True)
+def _agg_backend(monkeypatch):
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    matplotlib.use("Agg")
+
+
+def test_the_first_recipes_are_registered():
+    assert {"risk_routes", "phase_portrait"} <= {r.name for r in RECIPES}
+
+
+@pytest.mark.parametrize("recipe", RECIPES, ids=lambda r: r.name)
+def test_recipe_quick_run(recipe, tmp_path):
+    paths = OutputPaths.resolve(tmp_path / "out")
+    params = recipe.params(True)
+    skip = recipe.skip_reason(params) if recipe.skip_reason else None
+    (outcome,) = run_recipes([recipe], paths=paths, quick=True, echo=lambda *a: None)
+    if skip:
+        assert outcome.status == "skipped" and outcome.reason == skip
+        pytest.skip(f"the recipe cannot compute on this machine: {skip}")
+    assert outcome.status == "computed", outcome.reason
+    for f in paths.figure_files(recipe.name):
+        assert f.stat().st_size > 1000, f
+    assert f.read_bytes()[:5] == b"%PDF-"
+    assert params == recipe.params(True) and params != recipe.params(False)
+
+
+def _quick_data(name):
+    recipe = next(r for r in RECIPES if r.name == name)
+    return recipe.compute(recipe.params(True), np.random.default_rng(0), _no_progress), recipe.params(True)
+
+
+class _no_progress:
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def update(self, n=1):
+        pass
+
+
+def test_phase_portrait_data_shows_the_fixed_points_of_spec_7():
+    data, p = _quick_data("phase_portrait")
+    kinds = dict(zip(map(tuple, data["fixed_points"]), data["fixed_kind"]))
+    assert kinds[(0.0, 0.0)] == "saddle"
+    assert kinds[(1.0, 1.0)] == kinds[(-1.0, -1.0)] == "stable node"
+    assert kinds[(1.0, -1.0)] == kinds[(-1.0, 1.0)] == "unstable node"
+    # the field vanishes at the fixed points that lie on the grid (0 and +-1 are grid nodes)
+    axis = data["axis"]
+    for k, n in data["fixed_points"]:
+        i, j = np.argmin(abs(axis - n)), np.argmin(abs(axis - k))
+        assert data["speed"][i, j] < 1e-12
+    # PGD started on M stays on M up to roundoff (paper Theorem 5 setting)
+    assert np.max(data["pgd_distance_to_M"]) < 1e-12
+
+
+def test_risk_routes_residuals_are_consistent_with_the_data():
+    data, p = _quick_data("risk_routes")
+    for i in (0, 1):
+        np.testing.assert_allclose(data[f"mc_residual_{i}"] * data[f"mc_stderr_{i}"],
+                                   data[f"mc_{i}"] - data[f"closed_points_{i}"], rtol=1e-12, atol=1e-15)
+        assert np.all(data[f"quad_abserr_{i}"] > 0) and np.all(data[f"mc_stderr_{i}"] > 0)
+    assert float(data["z_band"]) > 2

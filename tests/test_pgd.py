@@ -1,0 +1,177 @@
+"""Exact PGD in overlap coordinates vs the reference PGD on vectors (SPEC §7; paper Definition 1)."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+from scipy.special import erf
+
+from numerics.experiments import PAPER_EXPERIMENTS, run_population_experiment, run_population_experiments
+from numerics.geometry import overlaps_from_vectors, vectors_from_overlaps
+from numerics.initial import sample_initial_overlaps, sample_initial_vectors
+from numerics.lean_partials import lambda_constants, partials, zeta_lean
+from numerics.overlap_algebra import pgd_map
+from numerics.pgd import lambda_table, overlap_pgd
+from numerics.pgd_vectors import vector_pgd
+from numerics.schedules import PaperSchedule
+from theory.parameters import OVERLAP_NAMES, Overlaps
+from theory.risk import risk_grad_from_arrays
+from theory.zeta import ZETA_MAX_RELATIVE_ERROR, zeta
+
+EPS = np.finfo(float).eps
+GAMMA = np.sqrt(0.5)
+
+
+def _max_diff(a, b):
+    return max(np.max(np.abs(getattr(a, n) - getattr(b, n))) for n in OVERLAP_NAMES)
+
+
+def test_zeta_lean_matches_theory():
+    """Same closed form (GL route for every g) vs theory.zeta (Owen's T for g >= 1/2): both are
+    within ZETA_MAX_RELATIVE_ERROR of the exact value, so they differ by at most twice that."""
+    t = np.r_[0.0, np.logspace(-8, 3, 200)]
+    for g in np.logspace(-4, 2, 40):
+        c = lambda_constants(2.0, 10.0, 1.0, g)  # gamma = 1 so g = lam
+        a = t / np.sqrt(1 + 2 * g * g)
+        lean = zeta_lean(a * a, erf(a), c.gl_x2, c.gl_w)
+        np.testing.assert_allclose(lean, zeta(t, g), rtol=2 * ZETA_MAX_RELATIVE_ERROR, atol=0)
+
+
+@pytest.mark.parametrize("lam", [0.05, 0.1, 0.9, 3.0])
+@pytest.mark.parametrize("d", [5, 400])
+def test_lean_partials_match_theory(lam, d, rng):
+    """Same formula, regrouped: each partial agrees to within 2 zeta errors (the zeta term) plus
+    a few ulps per term of reassociation (<= 10 terms of size <= max|R_x|): 2e-14 + 32 eps."""
+    o = sample_initial_overlaps(d, 2000, rng)
+    c = lambda_constants(float(d), 10.0, GAMMA, np.full(2000, lam))
+    ours = partials(c, *o.as_tuple())
+    ref = risk_grad_from_arrays(float(d), 10.0, GAMMA, 0.0, lam, *o.as_tuple())
+    for x, y in zip(ours, ref):
+        assert np.max(np.abs(x - y)) <= (2 * ZETA_MAX_RELATIVE_ERROR + 32 * EPS) * np.max(np.abs(y))
+
+
+def test_one_step_matches_vectors(rng):
+    """pgd_map at random feasible points vs one explicit vector step built in R^6."""
+    for _ in range(20):
+        o = sample_initial_overlaps(6, 1, rng)
+        point = Overlaps(**{k: float(v[0]) for k, v in o.as_dict().items()})
+        k, v, ks, vs = vectors_from_overlaps(point, 6, rng)
+        lam, alpha = 0.4, 0.01
+        one = vector_pgd(k, v, ks, vs, lam=lam, alpha=alpha, steps=1).log
+        grads = risk_grad_from_arrays(6.0, 10.0, GAMMA, 0.0, lam, *point.as_tuple())
+        new = pgd_map(alpha, *point.as_tuple(), *grads)
+        # one step: a few roundings on unit-size quantities on each side
+        assert np.max(np.abs(np.array(new) - np.array(one.state_at(-1))[:, 0])) < 32 * EPS
+
+
+def _equivalence_runs(d, rng):
+    """Runs in the regimes of the paper's rows 1-3 and a schedule, where PGD is stable."""
+    configs = [(0.1, 4e-3, False), (0.1, 4e-3, True), (0.9, 1e-3, False),
+               (PaperSchedule(lam0=0.5), 2e-3, False)]
+    lam, alpha, parts = [], [], []
+    for lam_i, alpha_i, on_m in configs:
+        parts.append(sample_initial_vectors(d, 2, rng, on_manifold=on_m))
+        lam += [lam_i] * 2
+        alpha += [alpha_i] * 2
+    vecs = [np.concatenate([p[i] for p in parts]) for i in range(4)]
+    return vecs, lam, np.array(alpha)
+
+
+@pytest.mark.parametrize("d", [20, 400])
+def test_overlap_pgd_equals_vector_pgd(d, rng):
+    """1e4 steps: per-step roundoff ~ 1e-16 on each route, accumulated over 1e4 steps of a
+    non-expanding map, gives <= 1e-12 (SPEC §7: the recursion is exact for every d)."""
+    vecs, lam, alpha = _equivalence_runs(d, rng)
+    steps = 10_000
+    ref = vector_pgd(*vecs, lam=lam, alpha=alpha, steps=steps, log_every=1000).log
+    ours = overlap_pgd(overlaps_from_vectors(*vecs), d=d, lam=lam, alpha=alpha, steps=steps,
+                       log_every=1000)
+    np.testing.assert_array_equal(ours.steps, ref.steps)
+    assert _max_diff(ours, ref) < 1e-12
+    np.testing.assert_allclose(ours.excess_risk, ref.excess_risk, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(ours.lam, ref.lam)
+
+
+def test_step_size_instability_is_the_map_not_the_code():
+    """lambda = 1, d = 400, alpha = 4e-3 (the schedule's start): the two routes separate
+    exponentially after ~500 steps because the PGD map itself has a Jacobian eigenvalue < -1
+    there (a period-2 instability off M: alpha times the curvature exceeds 2). Measured on the
+    overlap map along three runs (central differences, error ~1e-7, far below the margin)."""
+    start = sample_initial_overlaps(400, 3, np.random.default_rng(11))
+    log = overlap_pgd(start, d=400, lam=1.0, alpha=4e-3, steps=1000, log_every=50)
+    step = lambda y: np.array(pgd_map(4e-3, *y, *risk_grad_from_arrays(400.0, 10.0, GAMMA, 0.0, 1.0, *y)))
+    h, lowest = 1e-7, np.inf
+    for i in range(len(log.steps)):
+        for x in np.array(log.state_at(i)).T:
+            jac = np.column_stack([(step(x + h * e) - step(x - h * e)) / (2 * h) for e in np.eye(5)])
+            lowest = min(lowest, np.min(np.linalg.eigvals(jac).real))
+    assert lowest < -1.1
+
+
+def test_manifold_is_exactly_invariant(rng):
+    o = sample_initial_overlaps(400, 10, rng, on_manifold=True)
+    for lam, alpha in [(0.1, 4e-3), (0.9, 1e-3), (PaperSchedule(lam0=1.0), 4e-3)]:
+        log = overlap_pgd(o, d=400, lam=lam, alpha=alpha, steps=2000, log_every=500)
+        assert np.all(log.theta == 0) and np.all(log.eta == 0) and np.all(log.rho == 0)
+
+
+def test_resume_and_schedule_forms_are_identical(rng):
+    o = sample_initial_overlaps(50, 4, rng)
+    sched = PaperSchedule(lam0=0.7, rate=1e-3)
+    whole = overlap_pgd(o, d=50, lam=sched, alpha=2e-3, steps=700, log_every=100)
+    first = overlap_pgd(o, d=50, lam=sched, alpha=2e-3, steps=300, log_every=100)
+    second = overlap_pgd(first.state_at(-1), d=50, lam=sched, alpha=2e-3, steps=400,
+                         log_every=100, start_step=300)
+    joined = first.followed_by(second)
+    np.testing.assert_array_equal(joined.steps, whole.steps)
+    assert _max_diff(joined, whole) == 0
+    callable_form = overlap_pgd(o, d=50, lam=lambda t: 0.7 / (1 + 1e-3 * np.asarray(t)), alpha=2e-3,
+                                steps=700, log_every=100)
+    per_run = overlap_pgd(o, d=50, lam=[sched] * 4, alpha=2e-3, steps=700, log_every=100)
+    assert _max_diff(callable_form, whole) == 0 and _max_diff(per_run, whole) == 0
+    np.testing.assert_allclose(whole.lam[:, 0], sched(whole.steps), rtol=EPS)
+
+
+def test_logging_layout(rng):
+    o = sample_initial_overlaps(20, 3, rng)
+    log = overlap_pgd(o, d=20, lam=0.3, alpha=1e-2, steps=250, log_every=100)
+    np.testing.assert_array_equal(log.steps, [0, 100, 200, 250])
+    assert log.kappa.shape == log.excess_risk.shape == (4, 3)
+    np.testing.assert_array_equal(log.kappa[0], o.kappa)
+    np.testing.assert_allclose(log.distance_to_manifold, np.sqrt(log.theta**2 + log.eta**2 + log.rho**2))
+    assert np.all(log.abs_kappa >= 0) and log.select_runs([1]).kappa.shape == (4, 1)
+
+
+def test_batched_experiments_equal_single_runs():
+    """Vectorising over experiments does not change any run (stable regimes, shortened)."""
+    configs = [dataclasses.replace(c, steps=s, n_runs=3)
+               for c, s in zip(PAPER_EXPERIMENTS[:3], (300, 500, 400))]
+    together = run_population_experiments(configs, log_every=100)
+    for c, res in zip(configs, together):
+        alone = run_population_experiment(c, log_every=100)
+        np.testing.assert_array_equal(res.log.steps, alone.log.steps)
+        assert _max_diff(res.log, alone.log) == 0
+        assert res.log.steps[-1] == c.steps
+
+
+@pytest.mark.parametrize("bad, name", [
+    (dict(steps=-1), "steps"), (dict(steps=1.5), "steps"), (dict(log_every=0), "log_every"),
+    (dict(alpha=0.0), "alpha"), (dict(alpha=np.nan), "alpha"), (dict(d=0), "d"),
+    (dict(lam=-1.0), "lam"), (dict(lam=lambda t: 0.0 * t), "lam"), (dict(lam=[0.1, 0.2]), "lam"),
+])
+def test_bad_input(bad, name):
+    o = Overlaps(kappa=np.zeros(3), nu=np.zeros(3))
+    args = dict(d=10, lam=0.1, alpha=0.01, steps=5) | bad
+    with pytest.raises(ValueError, match=name):
+        overlap_pgd(o, **args)
+
+
+def test_nonfinite_iterate_raises():
+    o = Overlaps(kappa=np.array([0.1]), nu=np.array([0.1]), theta=np.array([0.1]))
+    with pytest.raises(FloatingPointError, match="alpha"):
+        overlap_pgd(o, d=400, lam=1.0, alpha=1e200, steps=3, log_every=1)
+
+
+def test_lambda_table_shapes():
+    tab = lambda_table([0.1, PaperSchedule(lam0=1.0)], 10, 13, 2)
+    np.testing.assert_allclose(tab, [[0.1, 1 / 1.001], [0.1, 1 / 1.0011], [0.1, 1 / 1.0012]], rtol=EPS)

@@ -1,0 +1,137 @@
+"""The verification report: claim framework, report files, and ``slr verify --quick`` passing."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from figures.cli import main
+from figures.verify import Check, ClaimResult, MissingPrerequisite, claim, discover_claims, require, run_claims
+from figures.verify.report import write_report
+
+PAPER_ITEMS = ("theorem1-quadrature", "theorem1-montecarlo", "zeta-closed-form",
+               "theorem1-oracle-expectation", "theorem1-oracle-general", "proposition3-null-limit")
+
+
+def _check(measured, tolerance=1.0):
+    return Check(method="m", measured=measured, measured_text="x", tolerance=tolerance, derivation="d")
+
+
+def test_claim_outcomes():
+    ok = claim("ok", "s")(lambda quick, rng: _check(0.5))
+    bad = claim("bad", "s")(lambda quick, rng: _check(1.5))
+    nan = claim("nan", "s")(lambda quick, rng: _check(math.nan))
+
+    def boom(quick, rng):
+        raise ZeroDivisionError("oops")
+
+    def absent(quick, rng):
+        require("numerics.no_such_module_here")
+
+    results = run_claims([ok, bad, nan, claim("boom", "s")(boom), claim("absent", "s")(absent)],
+                         quick=True, echo=lambda *a: None)
+    assert [r.status for r in results] == ["pass", "fail", "fail", "error", "skipped"]
+    assert [r.ok for r in results] == [True, False, False, False, True]
+    assert "ZeroDivisionError: oops" in results[3].measured_text and "traceback" in results[3].details
+    assert "no_such_module_here" in results[4].measured_text
+
+
+def test_claims_are_seeded_per_id_and_seed():
+    def draw(quick, rng):
+        return _check(float(rng.random()))
+
+    a, b = claim("a", "s")(draw), claim("b", "s")(draw)
+    assert a(True, 0).measured == a(True, 0).measured
+    assert a(True, 0).measured != b(True, 0).measured
+    assert a(True, 0).measured != a(True, 1).measured
+
+
+def test_require_raises_missing_prerequisite():
+    assert require("theory.risk").population_risk
+    with pytest.raises(MissingPrerequisite):
+        require("theory.not_there")
+
+
+def test_status_is_validated():
+    with pytest.raises(ValueError, match="status"):
+        ClaimResult(claim_id="x", statement="s", method="m", measured=0.0, measured_text="",
+                    tolerance=1.0, derivation="", status="maybe", seconds=0.0)
+
+
+def test_report_files_with_nan_and_pipes(tmp_path):
+    results = run_claims([claim("p|q", "a | b")(lambda quick, rng: _check(math.nan))], quick=True,
+                         echo=lambda *a: None)
+    table = write_report(results, md_path=tmp_path / "v.md", json_path=tmp_path / "v.json", quick=True, seed=0)
+    payload = json.loads((tmp_path / "v.json").read_text())
+    assert payload["claims"][0]["measured"] is None and payload["claims"][0]["status"] == "fail"
+    assert "p\\|q" in (tmp_path / "v.md").read_text()
+    assert "FAIL" in table
+
+
+def test_registered_claims_cover_the_paper_items():
+    ids = [c.claim_id for c in discover_claims()]
+    assert len(ids) == len(set(ids))
+    assert set(PAPER_ITEMS) <= set(ids)
+
+
+def test_slr_verify_quick_passes_and_writes_reports(tmp_path, capsys):
+    assert main(["verify", "--quick", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    payload = json.loads((tmp_path / "verification.json").read_text())
+    md = (tmp_path / "verification.md").read_text()
+    statuses = {c["claim_id"]: c["status"] for c in payload["claims"]}
+    assert set(statuses) == {c.claim_id for c in discover_claims()}
+    assert all(s == "pass" for s in statuses.values()), statuses
+    for claim_id in statuses:
+        assert claim_id in md and claim_id in out
+    assert payload["mode"] == "quick" and payload["versions"]["numpy"] == np.__version__
+
+
+def test_slr_verify_exit_status_is_nonzero_on_failure(tmp_path, monkeypatch):
+    import figures.verify as verify
+
+    failing = claim("always-fails", "s")(lambda quick, rng: _check(2.0))
+    monkeypatch.setattr(verify, "discover_claims", lambda: [failing])
+    assert main(["verify", "--quick", "--out", str(tmp_path)]) == 1
+    assert json.loads((tmp_path / "verification.json").read_text())["claims"][0]["status"] == "fail"
+
+
+def test_slr_verify_only_and_unknown_claim(tmp_path, capsys):
+    assert main(["verify", "--quick", "--only", "theorem1-oracle-general", "--out", str(tmp_path)]) == 0
+    payload = json.loads((tmp_path / "verification.json").read_text())
+    assert [c["claim_id"] for c in payload["claims"]] == ["theorem1-oracle-general"]
+    with pytest.raises(SystemExit) as exc:
+        main(["verify", "--only", "no-such-claim", "--out", str(tmp_path)])
+    assert exc.value.code == 2 and "unknown claim name" in capsys.readouterr().err
+
+
+def test_z_test_check_passes_fails_and_demands_power():
+    from types import SimpleNamespace
+
+    from figures.verify.claims._common import z_test_check
+
+    def run(shift, stderr):
+        est = [SimpleNamespace(mean=1.0 + shift * stderr, stderr=stderr, n=100) for _ in range(5)]
+        return z_test_check(method="m", estimates=est, exacts=[1.0] * 5, alpha=1e-3, power=0.9, detect=0.05)
+
+    assert run(0.5, 1e-3).passed
+    assert not run(10.0, 1e-3).passed                 # a 10-s.e. discrepancy is caught
+    weak = run(0.0, 0.05)                              # stderr too large to see a 5% error
+    assert not weak.passed and "UNDERPOWERED" in weak.measured_text
+
+
+@pytest.mark.parametrize("claim_id, target, factor", [
+    ("theorem1-quadrature", "theory.population_risk", 1 + 1e-9),
+    ("theorem1-oracle-general", "theory.oracle_risk", 1 + 1e-12),
+    ("zeta-closed-form", "theory.zeta.zeta", 1 + 1e-13),
+])
+def test_deterministic_claims_catch_small_errors(claim_id, target, factor, monkeypatch):
+    import importlib
+
+    module_name, name = target.rsplit(".", 1)
+    module = importlib.import_module(module_name)
+    original = getattr(module, name)
+    monkeypatch.setattr(module, name, lambda *a, **k: original(*a, **k) * factor)
+    (c,) = [c for c in discover_claims() if c.claim_id == claim_id]
+    assert c(quick=True).status == "fail"
