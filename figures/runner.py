@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import inspect
 import sys
 import time
 import traceback
+from pathlib import Path
 
 import numpy as np
 
@@ -69,7 +71,10 @@ def _data(recipe, params, *, quick, force, cache: DataCache, progress):
         raise _Skipped(skip)
     reason = "forced" if force else f"{lookup.status}: {lookup.reason}" if lookup.status != "missing" else "no entry"
     start = time.perf_counter()
-    data = recipe.compute(params, np.random.default_rng(np.random.SeedSequence(recipe.seed)), progress)
+    # A recipe that keeps caches of its own (e.g. model features) takes them under the data cache.
+    extra = ({"cache_dir": Path(cache.directory) / f"{recipe.name}-extra"}
+             if "cache_dir" in inspect.signature(recipe.compute).parameters else {})
+    data = recipe.compute(params, np.random.default_rng(np.random.SeedSequence(recipe.seed)), progress, **extra)
     seconds = time.perf_counter() - start
     cache.save(stem, key, data, recipe=recipe.name, source_hash=recipe.source_hash, params=params,
                seed=recipe.seed)
