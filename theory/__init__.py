@@ -14,7 +14,8 @@ from .bayes import bayes_risk_quad
 from .corollary2 import SEQUENCES, corollary2_rate
 from .parameters import OVERLAP_NAMES, Overlaps, Problem, gram_matrix
 from .risk import oracle_risk, population_risk, population_risk_grad
-from .risk_quad import QuadResult, population_risk_quad
+from .quad_result import QuadResult
+from .risk_quad import population_risk_quad
 from .special import erf_prime, erf_second, erf_third, gate_correlation
 from .stability import critical_lambda, oracle_hessian, oracle_local_rates
 from .zeta import zeta, zeta_at_zero, zeta_t, zeta_tt, zeta_tt_at_zero, zeta_ttt

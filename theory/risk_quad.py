@@ -22,13 +22,13 @@ Exact for every finite d, L and feasible overlaps (scalars only). Siblings:
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
 from scipy.integrate import quad
 
 from .parameters import Overlaps, Problem, gram_matrix
+from .quad_result import QuadResult
 
 __all__ = ["QuadResult", "population_risk_quad"]
 
@@ -46,14 +46,6 @@ _LIMIT = 500
 _EPS = np.finfo(float).eps
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _K, _V, _KSTAR, _VSTAR = range(4)   # order of the Gram matrix (k, v, k*, v*)
-
-
-@dataclasses.dataclass(frozen=True)
-class QuadResult:
-    """A quadrature value with its absolute error estimate (propagated from QUADPACK's)."""
-
-    value: float
-    abserr: float
 
 
 def _condition_on_first(mean, cov):

@@ -39,4 +39,6 @@ def gate_correlation(lam):
     and E[erf'(lambda Z)] = (2/sqrt(pi)) / sqrt(1 + 2 lambda^2).
     """
     lam = np.asarray(lam, dtype=float)
-    return 2.0 * lam / np.sqrt(np.pi * (1.0 + 2.0 * lam * lam))
+    # lam = 0 gives 1/lam^2 = inf and the limit 0; lam^2 overflowing gives the limit sqrt(2/pi).
+    with np.errstate(divide="ignore", over="ignore"):
+        return 2.0 * np.sign(lam) / np.sqrt(np.pi * (1.0 / (lam * lam) + 2.0))

@@ -33,7 +33,7 @@ def zeta_matches_mpmath(quick: bool, rng) -> Check:
         errors.append(float(abs((float(zeta(t, g)) - ref) / ref)))
     worst = int(np.argmax(errors))
     return Check(
-        method=f"theory.zeta.zeta vs mpmath tanh-sinh quadrature of the expectation ({_DPS} digits) "
+        method=f"theory.zeta.zeta vs mpmath Gauss-Legendre quadrature of the expectation ({_DPS} digits) "
                f"at {len(points)} points (t, g)",
         measured=max(errors),
         measured_text=f"max relative error = {max(errors) / EPS:.2f} ulps at (t, g) = {points[worst]}",

@@ -1,0 +1,92 @@
+"""The risk_vs_d and oracle_stability recipes: quick runs into a temporary folder, and their data
+is consistent with the theory it draws (caching itself is tested in test_figures_cache.py)."""
+
+import math
+
+import matplotlib
+import numpy as np
+import pytest
+
+from figures.paths import OutputPaths
+from figures.registry import discover_recipes
+from figures.runner import run_recipes
+
+EPS64 = np.finfo(float).eps
+RECIPES = {r.name: r for r in discover_recipes()}
+
+
+@pytest.fixture(autouse=True)
+def _agg_backend(monkeypatch):
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    matplotlib.use("Agg")
+
+
+class _NoProgress:
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def update(self, n=1):
+        pass
+
+
+def quick_data(name):
+    recipe = RECIPES[name]
+    params = recipe.params(True)
+    return recipe.compute(params, np.random.default_rng(0), _NoProgress), params
+
+
+@pytest.mark.parametrize("name", ["risk_vs_d", "oracle_stability"])
+def test_quick_run_writes_figures(name, tmp_path):
+    paths = OutputPaths.resolve(tmp_path / "out")
+    (first,) = run_recipes([RECIPES[name]], paths=paths, quick=True, echo=lambda *a: None)
+    assert first.status == "computed", first.reason
+    png, pdf = paths.figure_files(name)
+    assert png.stat().st_size > 1000 and pdf.read_bytes()[:5] == b"%PDF-"
+    assert RECIPES[name].params(True) != RECIPES[name].params(False)
+
+
+def test_risk_vs_d_data_is_consistent():
+    from theory.corollary2 import fit_slope, log_deviation_bound
+
+    data, p = quick_data("risk_vs_d")
+    eps2 = p["eps"] ** 2
+    d = data["d_curve"]
+    assert d[0] == p["d_min"] and d[-1] == p["d_max"]
+    quad = ~np.isnan(data["bayes_quad"])
+    assert np.all(d[quad] <= p["d_quad_max"]) and quad.sum() >= 3
+    # eps^2 <= Bayes <= oracle (best) <= oracle (prescribed); oracle (best) < null
+    assert np.all(data["bayes_quad"][quad] >= eps2)
+    assert np.all(data["bayes_quad"][quad] <= data["oracle_best"][quad])
+    assert np.all(data["oracle_best"] <= data["oracle_prescribed"]) and np.all(data["oracle_best"] < data["null"])
+    assert np.allclose(data["null"], eps2 + p["gamma"] ** 2, rtol=4 * EPS64)
+    # stored leading term and slope are those of the stored curves
+    lead = (4 / math.pi) * (p["L"] - 1) * data["lam_prescribed"] ** 2
+    assert np.allclose(data["leading_prescribed"], lead, rtol=8 * EPS64)
+    tail = d >= p["fit_d_min"]
+    fit = fit_slope(np.log(d[tail]), np.log(data["oracle_prescribed"][tail] - eps2))
+    assert float(data["slope_oracle_prescribed"]) == fit.slope
+    # Corollary 2 rate (L fixed, local slope of log r exactly -1/2): |slope + 1/2| <= delta * leverage
+    # (theory.corollary2), plus the float64 error of excess = R - eps^2 (16 ulps of R, relative to E).
+    lam = data["lam_prescribed"][tail]
+    excess = data["oracle_prescribed"][tail] - eps2
+    delta = np.max(log_deviation_bound(d[tail], p["L"], p["gamma"], lam) + 16 * EPS64 * (eps2 + excess) / excess)
+    assert abs(fit.slope + 0.5) <= delta * fit.leverage
+    assert np.all(data["oracle_mc_stderr"] > 0)
+
+
+def test_oracle_stability_data_changes_sign_at_lambda_c():
+    data, p = quick_data("oracle_stability")
+    lam = data["lam"]
+    for mu, lam_c in zip(data["mu_block"], data["lam_c_curves"]):
+        assert np.all(mu[lam < 0.99 * lam_c] > 0) or lam_c > lam[-1]
+        assert np.all(mu[(lam > 1.01 * lam_c)] < 0)
+    gap = data["lam_c_limit"] - math.sqrt(3) / 2
+    assert np.all(gap > 0) and np.all(np.diff(gap) < 0)
+    # d (lambda_c - sqrt(3)/2) -> c1: within 1% at the largest d of the quick grid (O(1/d) correction)
+    assert abs(data["d_limit"][-1] * gap[-1] / float(data["c1"]) - 1) < 0.01
