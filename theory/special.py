@@ -39,6 +39,9 @@ def gate_correlation(lam):
     and E[erf'(lambda Z)] = (2/sqrt(pi)) / sqrt(1 + 2 lambda^2).
     """
     lam = np.asarray(lam, dtype=float)
-    # lam = 0 gives 1/lam^2 = inf and the limit 0; lam^2 overflowing gives the limit sqrt(2/pi).
-    with np.errstate(divide="ignore", over="ignore"):
-        return 2.0 * np.sign(lam) / np.sqrt(np.pi * (1.0 / (lam * lam) + 2.0))
+    # Two algebraically equal forms: the first for |lam| <= 1, the second where lam^2 may overflow.
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        small = 2.0 * lam / np.sqrt(np.pi * (1.0 + 2.0 * lam * lam))
+        large = 2.0 * np.sign(lam) / np.sqrt(np.pi * (1.0 / (lam * lam) + 2.0))
+    out = np.where(np.abs(lam) <= 1.0, small, large)
+    return out[()] if out.ndim == 0 else out
