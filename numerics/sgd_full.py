@@ -1,0 +1,141 @@
+"""Online SGD on fresh minibatches with explicit d-dimensional vectors (SPEC §8, last row; §7).
+
+At step t a minibatch of B fresh samples (X_b, Y_b) of the task (SPEC §1; the informative token is
+put first, which changes nothing since T is permutation invariant) gives the loss of the authors'
+code, the mean squared error over the batch,
+
+    l(k, v) = (1/B) sum_b (Y_b - T(X_b))^2,   T(X) = sum_l erf(lambda_t <X_l,k>) <X_l,v>,
+
+with Euclidean gradients (r_b = T(X_b) - Y_b, p_bl = <X_bl,k>, q_bl = <X_bl,v>)
+
+    g_k = sum_bl c_bl X_bl,  c_bl = (2/B) r_b lambda_t erf'(lambda_t p_bl) q_bl,
+    g_v = sum_bl e_bl X_bl,  e_bl = (2/B) r_b erf(lambda_t p_bl),
+
+and the simultaneous projected step of paper Definition 1 with the stochastic gradients:
+k <- normalize(k - alpha (I - k k^T) g_k), v <- normalize(v - alpha (I - v v^T) g_v).
+Exact at every d; cost O(n_runs B L d) per step. Sibling: ``numerics.sgd_reduced.online_sgd_reduced``
+(the same law of the overlaps at a cost independent of d).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import erf
+
+from theory.parameters import Problem
+
+from .sgd_trajectory import (SGDTrajectory, TrajectoryLog, check_settings, child_streams,
+                             lambda_path, logged_steps, progress_bar, run_generators)
+
+__all__ = ["online_sgd_full", "minibatch_loss_grad", "sample_batch"]
+
+_TWO_OVER_SQRT_PI = 2.0 / np.sqrt(np.pi)
+# Unit-norm and orthogonality of the inputs are checked up to this (a few ulps times sqrt(d) slack).
+_UNIT_TOL = 1e-10
+
+
+def sample_batch(gens, k_star, v_star, n, L, gamma, eps):
+    """n fresh samples per run: X of shape (n_runs, n, L, d) with X[:, :, 0] the informative token
+    N(sqrt(d/2) k*, gamma^2 I) and the others N(0, I); Y = <X_0, v*> + eps xi, shape (n_runs, n).
+    Run i draws from gens[i] only (one call), so its numbers do not depend on the other runs."""
+    n_runs, d = k_star.shape
+    size = n * L * d
+    z = np.stack([g.standard_normal(size + n) for g in gens])
+    X = z[:, :size].reshape(n_runs, n, L, d)
+    X[:, :, 0, :] *= gamma
+    X[:, :, 0, :] += np.sqrt(d / 2.0) * k_star[:, None, :]
+    Y = np.einsum("rnd,rd->rn", X[:, :, 0, :], v_star) + eps * z[:, size:]
+    return X, Y
+
+
+def _predict(X, k, v, lam):
+    p = np.einsum("rnld,rd->rnl", X, k)
+    q = np.einsum("rnld,rd->rnl", X, v)
+    gate = erf(lam * p)
+    return p, q, gate, np.sum(gate * q, axis=-1)
+
+
+def minibatch_loss_grad(X, Y, k, v, lam):
+    """Loss (1/B) sum_b (Y_b - T(X_b))^2 and its Euclidean gradients (g_k, g_v), per run.
+
+    X: (n_runs, B, L, d), Y: (n_runs, B), k, v: (n_runs, d). Formula in the module docstring.
+    """
+    p, q, gate, T = _predict(X, k, v, lam)
+    r = T - Y
+    B = X.shape[1]
+    e = (2.0 / B) * r[..., None] * gate
+    c = (2.0 / B) * r[..., None] * (lam * _TWO_OVER_SQRT_PI) * np.exp(-(lam * p) ** 2) * q
+    g_k = np.einsum("rbl,rbld->rd", c, X)
+    g_v = np.einsum("rbl,rbld->rd", e, X)
+    return np.mean(r * r, axis=1), g_k, g_v
+
+
+def _test_risk(X, Y, k, v, lam):
+    T = _predict(X, k, v, lam)[3]
+    return np.mean((Y - T) ** 2, axis=1)
+
+
+def _sphere_step(x, g, alpha):
+    y = x - alpha * (g - np.sum(x * g, axis=1, keepdims=True) * x)
+    return y / np.linalg.norm(y, axis=1, keepdims=True)
+
+
+def _check_vectors(d, k, v, k_star, v_star):
+    arrays = [np.asarray(a, dtype=float) for a in (k, v, k_star, v_star)]
+    for name, a in zip(("k", "v", "k_star", "v_star"), arrays):
+        if a.ndim != 2 or a.shape[1] != d or a.shape[0] != arrays[0].shape[0]:
+            raise ValueError(f"{name} has shape {a.shape}: need (n_runs, d) with d={d}, the same n_runs")
+        if not np.all(np.abs(np.linalg.norm(a, axis=1) - 1) <= _UNIT_TOL):
+            raise ValueError(f"{name} is not allowed: its rows must be unit vectors")
+    if not np.all(np.abs(np.sum(arrays[2] * arrays[3], axis=1)) <= _UNIT_TOL):
+        raise ValueError("k_star, v_star are not allowed: they must be orthogonal")
+    return arrays
+
+
+def online_sgd_full(problem: Problem, k, v, k_star, v_star, *, alpha: float, n_steps: int,
+                    batch_size: int, rng, schedule=None, log_every: int = 1,
+                    test_size: int = 0, progress: bool = False) -> SGDTrajectory:
+    """Run online SGD (module docstring) from (k, v) for n_runs independent runs at once.
+
+    k, v, k_star, v_star: arrays (n_runs, d), d = problem.d, unit rows, k* ⟂ v*.
+    ``rng``: a Generator or one Generator per run. Run i's training stream and test set come from
+    two children spawned from its generator, so the trajectory does not depend on ``test_size``.
+    ``schedule``: lambda_t (``numerics.schedules``); None means the constant problem.lam. Step t
+    (t = 0..n_steps-1) uses lambda_t; the risks logged at step n use lambda_n.
+    test_size > 0: a fixed test set of that size is sampled once per run (the paper uses 1000)
+    and the empirical risk on it is logged (``test_risk_kind = "fixed"``).
+    ``progress``: a tqdm bar of the steps (updated at the logged steps).
+    """
+    d, L, gamma, eps = check_settings(problem, alpha, n_steps, batch_size, log_every, test_size)
+    k, v, k_star, v_star = _check_vectors(d, k, v, k_star, v_star)
+    n_runs = k.shape[0]
+    streams = [child_streams(g, 2) for g in run_generators(rng, n_runs)]
+    train, test = [s[0] for s in streams], [s[1] for s in streams]
+    lam = lambda_path(problem, schedule, n_steps)
+    steps = logged_steps(n_steps, log_every)
+    log = TrajectoryLog(steps, n_runs, with_test=test_size > 0)
+    X_test = Y_test = None
+    if test_size > 0:
+        X_test, Y_test = sample_batch(test, k_star, v_star, test_size, L, gamma, eps)
+
+    def record(n):
+        overlaps = dict(kappa=np.sum(k * k_star, 1), nu=np.sum(v * v_star, 1),
+                        theta=np.sum(v * k_star, 1), eta=np.sum(k * v_star, 1), rho=np.sum(k * v, 1))
+        test_risk = None if X_test is None else _test_risk(X_test, Y_test, k, v, lam[n])
+        log.record(d, L, gamma, eps, lam[n], overlaps, test_risk)
+
+    next_log = iter(steps)
+    target = next(next_log)
+    bar = progress_bar(progress, n_steps, "SGD steps (full)")
+    for n in range(n_steps + 1):
+        if n == target:
+            record(n)
+            bar.update(n - bar.n)
+            target = next(next_log, -1)
+        if n == n_steps:
+            break
+        X, Y = sample_batch(train, k_star, v_star, batch_size, L, gamma, eps)
+        _, g_k, g_v = minibatch_loss_grad(X, Y, k, v, lam[n])
+        k, v = _sphere_step(k, g_k, alpha), _sphere_step(v, g_v, alpha)
+    bar.close()
+    return log.result(lam, "fixed" if test_size > 0 else "none", d, eps, alpha, batch_size)

@@ -1,0 +1,179 @@
+"""The logged result of online SGD (SPEC §8, last row) and the checks shared by its two simulators.
+
+``numerics.sgd_full.online_sgd_full`` (explicit d-dimensional vectors) and
+``numerics.sgd_reduced.online_sgd_reduced`` (exact reduced simulator, cost independent of d) both
+return an ``SGDTrajectory``: per logged step n (after n updates) the five overlaps of every run,
+the exact population risk R(k_n, v_n) at lambda_n = schedule(n) (closed form, SPEC §5), and an
+empirical test risk. Logged steps are 0, log_every, 2 log_every, ... and always n_steps.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+import numpy as np
+
+from theory.parameters import OVERLAP_NAMES, Overlaps, Problem
+from theory.risk import risk_from_arrays
+
+from .schedules import ConstantLambda, as_schedule
+
+__all__ = ["SGDTrajectory", "TEST_RISK_KINDS"]
+
+# "fixed": one test set per run, sampled once (the paper's protocol; full simulator only).
+# "fresh": a new test set at every logged step; the marginal law at each step is exact, the
+#          correlation across steps of a fixed test set is not reproduced (reduced simulator).
+TEST_RISK_KINDS = ("none", "fixed", "fresh")
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class SGDTrajectory:
+    """Logged online-SGD runs. Arrays of overlaps and risks have shape (n_log, n_runs).
+
+    population_risk is the closed-form R at the logged overlaps and lambda_n (exact at finite d);
+    test_risk is (1/n_test) sum (Y - T(X))^2 on test samples (``test_risk_kind`` says which) or None.
+    ``excess_risk`` follows the paper's logging convention: risk minus eps^2 (SPEC §5).
+    """
+
+    steps: np.ndarray
+    lam: np.ndarray
+    kappa: np.ndarray
+    nu: np.ndarray
+    theta: np.ndarray
+    eta: np.ndarray
+    rho: np.ndarray
+    population_risk: np.ndarray
+    test_risk: np.ndarray | None
+    test_risk_kind: str
+    d: int
+    eps: float
+    alpha: float
+    batch_size: int
+
+    def __post_init__(self):
+        if self.test_risk_kind not in TEST_RISK_KINDS:
+            raise ValueError(f"test_risk_kind={self.test_risk_kind!r} is not allowed: "
+                             f"must be one of {TEST_RISK_KINDS}")
+
+    @property
+    def n_runs(self) -> int:
+        return self.kappa.shape[1]
+
+    @property
+    def time(self) -> np.ndarray:
+        """t = alpha n, the gradient-flow time of logged step n."""
+        return self.alpha * self.steps
+
+    @property
+    def excess_risk(self) -> np.ndarray:
+        return self.population_risk - self.eps**2
+
+    @property
+    def test_excess_risk(self):
+        return None if self.test_risk is None else self.test_risk - self.eps**2
+
+    @property
+    def distance_to_manifold(self) -> np.ndarray:
+        return np.sqrt(self.theta**2 + self.eta**2 + self.rho**2)
+
+    def overlaps(self) -> Overlaps:
+        """All logged overlaps as one ``Overlaps`` with (n_log, n_runs) fields."""
+        return Overlaps(**{name: getattr(self, name) for name in OVERLAP_NAMES})
+
+    @staticmethod
+    def concat_runs(parts: Sequence["SGDTrajectory"]) -> "SGDTrajectory":
+        """Join trajectories of disjoint groups of runs (same settings) along the run axis, in order."""
+        first = parts[0]
+        for p in parts[1:]:
+            if not (np.array_equal(p.steps, first.steps) and np.array_equal(p.lam, first.lam)
+                    and (p.test_risk is None) == (first.test_risk is None)
+                    and (p.test_risk_kind, p.d, p.eps, p.alpha, p.batch_size)
+                    == (first.test_risk_kind, first.d, first.eps, first.alpha, first.batch_size)):
+                raise ValueError("parts=... cannot be joined: their settings or logged steps differ")
+        cat = lambda name: np.concatenate([getattr(p, name) for p in parts], axis=1)
+        return dataclasses.replace(
+            first, **{name: cat(name) for name in OVERLAP_NAMES + ("population_risk",)},
+            test_risk=None if first.test_risk is None else cat("test_risk"))
+
+
+def check_settings(problem: Problem, alpha, n_steps, batch_size, log_every, test_size):
+    """Validate the common SGD arguments; return the problem's scalars (d, L, gamma, eps)."""
+    fields = {name: np.asarray(getattr(problem, name)) for name in ("d", "L", "gamma", "eps", "lam")}
+    for name, value in fields.items():
+        if value.ndim != 0:
+            raise ValueError(f"problem.{name}={value!r} is not allowed: SGD needs scalar problem fields")
+    if not (np.isfinite(alpha) and alpha > 0):
+        raise ValueError(f"alpha={alpha!r} is not allowed: the step size must be finite and > 0")
+    for name, value, low in (("n_steps", n_steps, 0), ("batch_size", batch_size, 1),
+                             ("log_every", log_every, 1), ("test_size", test_size, 0)):
+        if not (isinstance(value, (int, np.integer)) and value >= low):
+            raise ValueError(f"{name}={value!r} is not allowed: must be an integer >= {low}")
+    return int(problem.d), int(problem.L), float(problem.gamma), float(problem.eps)
+
+
+def lambda_path(problem: Problem, schedule, n_steps: int) -> np.ndarray:
+    """lambda_n for n = 0..n_steps; ``schedule=None`` means the constant problem.lam."""
+    sched = ConstantLambda(lam=float(problem.lam)) if schedule is None else as_schedule(schedule)
+    lam = np.broadcast_to(np.asarray(sched(np.arange(n_steps + 1)), dtype=float), (n_steps + 1,))
+    if not np.all(np.isfinite(lam) & (lam > 0)):
+        raise ValueError(f"schedule={schedule!r} is not allowed: lambda_t must be finite and > 0")
+    return lam.copy()
+
+
+def logged_steps(n_steps: int, log_every: int) -> np.ndarray:
+    return np.unique(np.append(np.arange(0, n_steps + 1, log_every), n_steps))
+
+
+def run_generators(rng, n_runs: int) -> list:
+    """One Generator per run: ``rng`` is a Generator (its spawned children are used) or a sequence
+    of n_runs Generators (used as given, so that a run's numbers do not depend on its neighbours)."""
+    if isinstance(rng, np.random.Generator):
+        return list(rng.spawn(n_runs))
+    if isinstance(rng, Sequence) and len(rng) == n_runs and all(
+            isinstance(g, np.random.Generator) for g in rng):
+        return list(rng)
+    raise ValueError(f"rng={rng!r} is not allowed: pass a numpy Generator or a sequence of "
+                     f"{n_runs} Generators (one per run)")
+
+
+def child_streams(gen: np.random.Generator, n: int) -> list:
+    """n independent child generators of ``gen`` (children of its SeedSequence, as
+    ``Generator.spawn``), on the SFC64 bit generator, which draws normals about twice as fast as
+    PCG64 here; the simulators spend much of their time drawing normals."""
+    return [np.random.Generator(np.random.SFC64(s)) for s in gen.bit_generator.seed_seq.spawn(n)]
+
+
+def progress_bar(enabled: bool, total: int, desc: str):
+    """A tqdm bar over the steps (disabled, hence silent, unless ``enabled``)."""
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit="step", disable=not enabled)
+
+
+class TrajectoryLog:
+    """Preallocated buffers filled at the logged steps."""
+
+    def __init__(self, steps, n_runs, with_test):
+        self.steps = steps
+        shape = (len(steps), n_runs)
+        self.arrays = {name: np.empty(shape) for name in OVERLAP_NAMES + ("population_risk",)}
+        self.test = np.empty(shape) if with_test else None
+        self.row = 0
+
+    def record(self, d, L, gamma, eps, lam, overlaps: dict, test_risk=None):
+        i = self.row
+        for name in OVERLAP_NAMES:
+            self.arrays[name][i] = overlaps[name]
+        self.arrays["population_risk"][i] = risk_from_arrays(
+            d, L, gamma, eps, lam, *(overlaps[name] for name in OVERLAP_NAMES))
+        if self.test is not None:
+            self.test[i] = test_risk
+        self.row += 1
+
+    def result(self, lam_path, kind, d, eps, alpha, batch_size) -> SGDTrajectory:
+        if self.row != len(self.steps):
+            raise RuntimeError(f"logged {self.row} of {len(self.steps)} steps")
+        return SGDTrajectory(steps=self.steps, lam=lam_path[self.steps], **self.arrays,
+                             test_risk=self.test, test_risk_kind=kind, d=d, eps=eps, alpha=alpha,
+                             batch_size=batch_size)
