@@ -22,7 +22,7 @@ import dataclasses
 
 import numpy as np
 from scipy.integrate import solve_ivp
-from scipy.special import erf
+from scipy.special import erf, erfc
 
 from theory.parameters import OVERLAP_NAMES, Overlaps, Problem
 from theory.risk import risk_grad_from_arrays
@@ -127,7 +127,11 @@ def manifold_flow_velocity(kappa, nu, *, d, L=10, gamma=np.sqrt(0.5), lam):
     g2 = np.square(gamma) * np.square(lam)
     a_l = lam * s / np.sqrt(1.0 + 2.0 * g2)
     x = a_l * np.asarray(kappa, dtype=float)
-    r_kappa = 2.0 * gamma**2 * a_l * erf_prime(x) * (erf(x / np.sqrt(1.0 + 4.0 * g2)) - nu)
+    y = x / np.sqrt(1.0 + 4.0 * g2)
+    # erf(y) - nu through erfc: exact cancellation-free near the corners nu = +-1, where the
+    # linearisation (fixed-point eigenvalues) needs it.
+    gap = np.where(y >= 0, (1.0 - nu) - erfc(y), erfc(-y) - (1.0 + nu))
+    r_kappa = 2.0 * gamma**2 * a_l * erf_prime(x) * gap
     r_nu = -2.0 * gamma**2 * erf(x)
     return -(1.0 - np.square(kappa)) * r_kappa, -(1.0 - np.square(nu)) * r_nu
 

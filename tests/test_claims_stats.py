@@ -13,7 +13,7 @@ CLAIMS = {c.claim_id: c for c in discover_claims()}
 OURS = ("corollary2-rate-L-fixed", "corollary2-rate-L-log-d", "corollary2-rate-L-sqrt-d",
         "corollary2-counter-lambda-fixed", "corollary2-counter-lambda-sqrt-d",
         "corollary2-counter-L-proportional", "bayes-quadrature-montecarlo", "bayes-risk-ordering",
-        "proposition3-ols", "attention-linear-crossover", "manifold-invariance", "fixed-points-on-M",
+        "proposition3-ols", "attention-linear-crossover", "invariance-of-M-symbolic", "fixed-points-on-M-symbolic",
         "oracle-local-rates", "lambda-c-finite-differences", "lambda-c-limit")
 
 
@@ -79,7 +79,7 @@ def test_symbolic_claims_fail_on_wrong_proofs(monkeypatch):
     good = manifold.manifold_invariance()
     monkeypatch.setattr(manifold, "manifold_invariance",
                         lambda: dataclasses.replace(good, flow_on_M=(0, sp.Symbol("x"), 0)))
-    assert run("manifold-invariance").status == "fail"
+    assert run("invariance-of-M-symbolic").status == "fail"
     rates = manifold.local_rates_at_oracle()
     monkeypatch.setattr(manifold, "local_rates_at_oracle",
                         lambda: dataclasses.replace(rates, positive=(True, None)))
@@ -87,6 +87,6 @@ def test_symbolic_claims_fail_on_wrong_proofs(monkeypatch):
     points = fp.fixed_points()
     swapped = tuple(dataclasses.replace(p, kind="stable") if (p.kappa, p.nu) == (0, 0) else p for p in points)
     monkeypatch.setattr(fp, "fixed_points", lambda: swapped)
-    assert run("fixed-points-on-M").status == "fail"
+    assert run("fixed-points-on-M-symbolic").status == "fail"
     monkeypatch.setattr(fp, "fixed_points", lambda: points[:-1])
-    assert run("fixed-points-on-M").status == "fail"
+    assert run("fixed-points-on-M-symbolic").status == "fail"

@@ -23,7 +23,7 @@ def _nonzero(exprs) -> int:
     return sum(1 for e in exprs if e != 0)
 
 
-@claim("manifold-invariance",
+@claim("invariance-of-M-symbolic",
        "Invariance of M (paper, SPEC §7): R_theta = R_eta = R_rho = 0 on M = {theta = eta = rho = 0} "
        "for all parameters, so gradient flow and PGD started on M stay on M")
 def invariance_of_M(quick: bool, rng) -> Check:
@@ -50,7 +50,7 @@ _EXPECTED_KINDS = {(0, 0): "saddle", (1, 1): "stable", (-1, -1): "stable",
                    (1, -1): "unstable", (-1, 1): "unstable"}
 
 
-@claim("fixed-points-on-M",
+@claim("fixed-points-on-M-symbolic",
        "Fixed points on M (derived, SPEC §7): the flow on M has exactly five fixed points in [-1, 1]^2: "
        "(0, 0) a saddle, (1, 1) and (-1, -1) stable, (1, -1) and (-1, 1) unstable, for all parameters")
 def fixed_points_on_M(quick: bool, rng) -> Check:

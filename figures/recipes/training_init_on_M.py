@@ -1,0 +1,28 @@
+"""Figure: the paper's population experiment 'init on M' (SPEC §8 row 1): PGD from uniform on M at
+lambda = 0.1 (paper Theorem 5's setting).
+
+Four panels against the step (excess risk with the oracle's, |kappa| and |nu|, (kappa, nu) plane,
+distance to M), drawn by the shared helper ``figures.recipes._training_panels``.
+"""
+
+from __future__ import annotations
+
+from . import _training_panels as panels
+
+NAME = "training_init_on_M"
+TITLE = "Training, init uniform on M, lambda = 0.1: all runs align with (k*, v*) up to sign (Theorem 5)"
+SEED = 20250111
+DEPENDS = panels.DEPENDS
+_ROW = 0
+
+
+def params(quick: bool) -> dict:
+    return panels.experiment_params(_ROW, quick)
+
+
+def compute(p: dict, rng, progress) -> dict:
+    return panels.compute_training_panels(p, rng, progress)
+
+
+def plot(data: dict, p: dict):
+    return panels.plot_training_panels(data, p)

@@ -1,0 +1,28 @@
+"""Figure: the paper's population experiment 'sphere, schedule' (SPEC §8 row 4): PGD from uniform on
+the sphere with the decreasing schedule lambda_t = 1/(1 + 1e-4 t) (beyond Theorem 5).
+
+Four panels against the step (excess risk with the oracle's, |kappa| and |nu|, (kappa, nu) plane,
+distance to M), drawn by the shared helper ``figures.recipes._training_panels``.
+"""
+
+from __future__ import annotations
+
+from . import _training_panels as panels
+
+NAME = "training_sphere_schedule"
+TITLE = "Training, init uniform on the sphere, lambda_t = 1/(1 + 1e-4 t): the schedule makes runs align"
+SEED = 20250114
+DEPENDS = panels.DEPENDS
+_ROW = 3
+
+
+def params(quick: bool) -> dict:
+    return panels.experiment_params(_ROW, quick)
+
+
+def compute(p: dict, rng, progress) -> dict:
+    return panels.compute_training_panels(p, rng, progress)
+
+
+def plot(data: dict, p: dict):
+    return panels.plot_training_panels(data, p)

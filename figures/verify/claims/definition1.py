@@ -1,0 +1,124 @@
+"""Paper Definition 1 (PGD on the sphere product) and the exactness of its overlap recursion;
+invariance of M under one PGD step and under the gradient flow, in floating point (SPEC §7)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..framework import Check, claim
+from ._common import EPS
+
+ORDER = 50
+
+_DIMS = (20, 400)
+
+
+def _equivalence_starts(d: int, rng):
+    """Two runs in each regime of SPEC §8 rows 1-4 (row 4's schedule at lambda_0 = 0.5, alpha = 2e-3,
+    where PGD is stable: at lambda_0 = 1 the map itself is unstable, see tests/test_pgd.py), as
+    vectors in R^d; returns (k, v, k*, v*), lam per run, alpha per run."""
+    from numerics.initial import sample_initial_vectors
+    from numerics.schedules import PaperSchedule
+
+    regimes = [(0.1, 4e-3, True), (0.1, 4e-3, False), (0.9, 1e-3, False), (PaperSchedule(lam0=0.5), 2e-3, False)]
+    parts = [sample_initial_vectors(d, 2, rng, on_manifold=on_m) for _, _, on_m in regimes]
+    vectors = [np.concatenate([part[i] for part in parts]) for i in range(4)]
+    lam = [entry for entry, _, _ in regimes for _ in range(2)]
+    alpha = np.repeat([a for _, a, _ in regimes], 2)
+    return vectors, lam, alpha
+
+
+@claim("definition1-overlap-vs-vector",
+       "Definition 1 (SPEC §7): PGD on explicit vectors in R^d and the exact five-overlap recursion "
+       "give the same iterates (for every d)")
+def overlap_pgd_equals_vector_pgd(quick: bool, rng) -> Check:
+    from numerics.geometry import overlaps_from_vectors
+    from numerics.pgd import overlap_pgd
+    from numerics.pgd_vectors import vector_pgd
+
+    steps = 1_000 if quick else 10_000
+    gaps, risk_gaps = {}, {}
+    for d in _DIMS:
+        vectors, lam, alpha = _equivalence_starts(d, rng)
+        ref = vector_pgd(*vectors, lam=lam, alpha=alpha, steps=steps, log_every=steps // 10).log
+        ours = overlap_pgd(overlaps_from_vectors(*vectors), d=d, lam=lam, alpha=alpha, steps=steps,
+                           log_every=steps // 10)
+        if not np.array_equal(ours.steps, ref.steps):
+            raise RuntimeError(f"logged steps differ: {ours.steps} vs {ref.steps}")
+        gaps[d] = max(float(np.max(np.abs(getattr(ours, n) - getattr(ref, n))))
+                      for n in ("kappa", "nu", "theta", "eta", "rho"))
+        risk_gaps[d] = float(np.max(np.abs(ours.excess_risk - ref.excess_risk)))
+    worst = max(gaps.values())
+    return Check(
+        method=f"numerics.pgd_vectors.vector_pgd (vectors in R^d) vs numerics.pgd.overlap_pgd (overlaps) "
+               f"from the same 8 starts (2 per regime of SPEC §8 rows 1-4), {steps:,} steps, "
+               f"d in {_DIMS}; max |difference| of the five overlaps at 11 logged steps",
+        measured=worst,
+        measured_text=", ".join(f"d = {d}: {g:.2e} ({g / EPS:.0f} eps)" for d, g in gaps.items())
+                      + "; excess risk: " + ", ".join(f"{g:.1e}" for g in risk_gaps.values()),
+        tolerance=steps * EPS,
+        derivation="roundoff accumulation (as tests/test_pgd.py): each route rounds its unit-size "
+                   "iterate about once per step (u = eps/2, in the normalisation), so the routes drift "
+                   "apart by <= 2u = eps per step, added linearly over N steps (measured: linear growth, "
+                   "well below eps per step, see details): N eps",
+        details={"steps": steps, "max_gap": {str(d): g for d, g in gaps.items()},
+                 "growth_in_eps_per_step": worst / EPS / steps,
+                 "max_excess_risk_gap": {str(d): g for d, g in risk_gaps.items()}},
+    )
+
+
+def _manifold_points(rng, n: int):
+    """n random problems and points on M: d log-uniform in [3, 1e4], lambda log-uniform in
+    [0.02, 3], alpha log-uniform in [1e-4, 1e-1], (kappa, nu) uniform in [-1, 1]^2, theta = eta =
+    rho = 0; returns a dict of arrays of shape (n,)."""
+    zero = np.zeros(n)
+    return {"d": np.round(np.exp(rng.uniform(np.log(3), np.log(1e4), n))),
+            "lam": np.exp(rng.uniform(np.log(0.02), np.log(3.0), n)),
+            "alpha": np.exp(rng.uniform(np.log(1e-4), np.log(1e-1), n)),
+            "kappa": rng.uniform(-1.0, 1.0, n), "nu": rng.uniform(-1.0, 1.0, n),
+            "theta": zero, "eta": zero.copy(), "rho": zero.copy()}
+
+
+@claim("invariance-of-M",
+       "Invariance of M (paper, SPEC §7), in float64: one PGD step from a point of M = {theta = eta = "
+       "rho = 0} lands exactly on M, and the flow's theta', eta', rho' vanish exactly on M")
+def manifold_is_invariant(quick: bool, rng) -> Check:
+    from numerics.flow import overlap_flow
+    from numerics.lean_partials import lambda_constants, partials
+    from numerics.overlap_algebra import flow_velocity, pgd_map
+    from theory import Overlaps
+    from theory.risk import risk_grad_from_arrays
+
+    n = 200 if quick else 5_000
+    x = _manifold_points(rng, n)
+    state = tuple(x[k] for k in ("kappa", "nu", "theta", "eta", "rho"))
+    gamma, L = np.sqrt(0.5), 10.0
+    grads = risk_grad_from_arrays(x["d"], L, gamma, 0.0, x["lam"], *state)
+    lean = partials(lambda_constants(x["d"], L, gamma, x["lam"][None, :]).at(0), *state)
+    off = {"partials (theory.risk)": grads[2:], "partials (numerics.lean_partials)": lean[2:],
+           "one PGD step (theory.risk partials)": pgd_map(x["alpha"], *state, *grads)[2:],
+           "one PGD step (lean partials, as numerics.pgd)": pgd_map(x["alpha"], *state, *lean)[2:],
+           "flow velocity": flow_velocity(*state, *grads)[2:]}
+    worst = {name: float(np.max(np.abs(np.asarray(v)))) for name, v in off.items()}
+    n_flow = 2 if quick else 10
+    flow_worst = 0.0
+    for i in range(n_flow):
+        start = Overlaps(**{k: float(x[k][i]) for k in ("kappa", "nu", "theta", "eta", "rho")})
+        traj = overlap_flow(start, d=int(x["d"][i]), lam=float(x["lam"][i]), t_end=20.0)
+        flow_worst = max(flow_worst, float(np.max(np.abs(traj.y[2:]))))
+    worst["integrated flow (theta, eta, rho along the solution)"] = flow_worst
+    measured = max(worst.values())
+    return Check(
+        method=f"{n} random points of M (d in [3, 1e4], lambda in [0.02, 3], alpha in [1e-4, 0.1]): "
+               "R_theta, R_eta, R_rho by both partial routes, theta, eta, rho after one step of "
+               "numerics.overlap_algebra.pgd_map, theta', eta', rho' of flow_velocity; and "
+               f"numerics.flow.overlap_flow (LSODA) from {n_flow} of them to t = 20",
+        measured=measured,
+        measured_text="max |.|: " + "; ".join(f"{k} {v:.1e}" for k, v in worst.items()),
+        tolerance=0.0,
+        derivation="exact zeros: on M every term of R_theta, R_eta, R_rho has a factor theta, eta or rho "
+                   "(R is quadratic in them without a linear term), and every term of the updated "
+                   "theta, eta, rho (and of their velocities) has a factor theta, eta, rho or one of "
+                   "these partials; a float64 product with an exact zero factor is exactly zero",
+        details=worst,
+    )

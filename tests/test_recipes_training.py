@@ -1,0 +1,151 @@
+"""The four training figures (SPEC §8 rows 1-4): parameters as in the paper's table, cache keys that
+cover the shared helper, and the quick data and figures consistent with the numerics they draw.
+(Every recipe's quick run through the runner is in tests/test_figures_recipes.py.)"""
+
+import importlib
+import math
+import re
+
+import matplotlib
+import numpy as np
+import pytest
+
+from figures.recipes import _training_panels as panels
+from figures.registry import Recipe, _source_digest, discover_recipes
+from figures.style import figure_style
+from numerics.experiments import PAPER_EXPERIMENTS, initial_overlaps
+from theory import Problem, oracle_risk
+
+MODULES = {"training_init_on_M": 0, "training_sphere_small_lambda": 1, "training_sphere_large_lambda": 2,
+           "training_sphere_schedule": 3}
+
+# SPEC §8, rows 1-4, typed in from the paper's table (independent of numerics.experiments).
+SPEC_ROWS = [
+    dict(init="manifold", d=400, lam=0.1, alpha=4e-3, steps=20_000),
+    dict(init="sphere", d=400, lam=0.1, alpha=4e-3, steps=20_000),
+    dict(init="sphere", d=400, lam=0.9, alpha=1e-3, steps=120_000),
+    dict(init="sphere", d=400, lam={"schedule": "lam0 / (1 + rate t)", "lam0": 1.0, "rate": 1e-4}, alpha=4e-3,
+         steps=120_000),
+]
+
+
+class _NoProgress:
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def update(self, n=1):
+        pass
+
+
+def _module(name):
+    return importlib.import_module(f"figures.recipes.{name}")
+
+
+@pytest.fixture(scope="module")
+def quick_data():
+    out = {}
+    for name in MODULES:
+        m = _module(name)
+        p = m.params(True)
+        out[name] = (m.compute(p, np.random.default_rng(m.SEED), _NoProgress), p)
+    return out
+
+
+def test_recipes_are_registered_and_the_helper_is_not():
+    names = {r.name for r in discover_recipes()}
+    assert set(MODULES) <= names
+    assert not any(n.startswith("_") for n in names)
+
+
+@pytest.mark.parametrize("name, row", MODULES.items())
+def test_full_parameters_are_the_papers(name, row):
+    p = _module(name).params(False)
+    spec = SPEC_ROWS[row]
+    assert {k: p[k] for k in spec} == spec
+    assert (p["L"], p["n_runs"], p["eps"]) == (10, 30, 0.0)
+    assert p["gamma"] == pytest.approx(math.sqrt(0.5), rel=1e-15)
+    assert p["seed"] == PAPER_EXPERIMENTS[row].seed and p["experiment"] == PAPER_EXPERIMENTS[row].name
+    assert 400 <= p["steps"] // p["log_every"] <= 401   # ~400 logged points per run
+    q = _module(name).params(True)
+    assert q["n_runs"] == 4 and q["steps"] == p["steps"] // 50
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_cache_key_covers_the_helper_and_its_imports(name):
+    m = _module(name)
+    assert "figures.recipes._training_panels" in m.DEPENDS
+    source = open(panels.__file__).read()
+    imported = set(re.findall(r"from (numerics\.\w+|theory\.\w+) import", source))
+    assert imported <= set(m.DEPENDS), imported - set(m.DEPENDS)
+    without = tuple(d for d in m.DEPENDS if d != "figures.recipes._training_panels")
+    assert _source_digest(m.DEPENDS) != _source_digest(without)
+    assert Recipe.from_module(m).name == name
+
+
+@pytest.mark.parametrize("name, row", MODULES.items())
+def test_quick_data_matches_the_numerics(quick_data, name, row):
+    data, p = quick_data[name]
+    n_log, n = data["abs_kappa"].shape
+    assert n == 4 and data["steps"][0] == 0 and data["steps"][-1] == p["steps"] and len(data["steps"]) == n_log
+    # the quick runs are the first runs of the full experiment (same seeds)
+    start = initial_overlaps(PAPER_EXPERIMENTS[row])
+    np.testing.assert_array_equal(data["abs_kappa"][0], np.abs(start.kappa[:4]))
+    np.testing.assert_array_equal(data["abs_nu"][0], np.abs(start.nu[:4]))
+    # band around the mean; the oracle line is theory.oracle_risk at the logged lambda_t
+    assert np.all(data["excess_risk_lo"] <= data["excess_risk_mean"])
+    assert np.all(data["excess_risk_mean"] <= data["excess_risk_hi"])
+    lam = PAPER_EXPERIMENTS[row].lam
+    expected_lam = lam(data["steps"]) if callable(lam) else np.full(n_log, lam)
+    np.testing.assert_allclose(data["lam"], expected_lam, rtol=4 * np.finfo(float).eps)
+    for i in (0, n_log - 1):
+        oracle = oracle_risk(Problem(d=400, L=10, gamma=math.sqrt(0.5), eps=0.0, lam=float(data["lam"][i])))
+        assert data["oracle_excess_risk"][i] == pytest.approx(float(oracle), rel=1e-14)
+    # alignment summary from the same logs
+    aligned = np.minimum(data["abs_kappa"][-1], data["abs_nu"][-1]) >= 1 - p["delta"]
+    np.testing.assert_array_equal(data["aligned"], aligned)
+    # shown runs: the best and the worst final excess risk are among them
+    shown = set(data["shown_runs"].tolist())
+    assert {int(np.argmin(data["final_excess_risk"])), int(np.argmax(data["final_excess_risk"]))} <= shown
+    np.testing.assert_array_equal(np.abs(data["kappa_shown"]), data["abs_kappa"][:, data["shown_runs"]])
+    kinds = dict(zip(map(tuple, data["fixed_points"]), data["fixed_kind"]))
+    assert kinds[(0.0, 0.0)] == "saddle" and kinds[(1.0, 1.0)] == "stable node"
+    assert ("separatrix_kappa" in data) == (p["init"] == "manifold")
+
+
+def test_start_on_m_stays_exactly_on_m(quick_data):
+    data, _ = quick_data["training_init_on_M"]
+    assert np.all(data["distance_to_M"] == 0)
+    data, _ = quick_data["training_sphere_small_lambda"]
+    assert np.all(data["distance_to_M"][0] > 0)
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_plot_has_four_panels_and_says_what_the_band_is(quick_data, name):
+    matplotlib.use("Agg")
+    data, p = quick_data[name]
+    with figure_style():
+        fig = _module(name).plot(data, p)
+    axes = fig.get_axes()
+    assert len(axes) == 4
+    risk_axis = axes[0]
+    legend_texts = [t.get_text() for t in risk_axis.get_legend().get_texts()]
+    assert panels.BAND in legend_texts and any("oracle" in t for t in legend_texts)
+    assert any("aligned up to sign" in t.get_text() for t in risk_axis.texts)
+    assert axes[3].get_yscale() == "log"
+
+
+def test_full_init_on_m_aligns_every_run():
+    """Row 1 at full size (~2 s): every run aligns, M is kept exactly, the final risk approaches the oracle's."""
+    m = _module("training_init_on_M")
+    p = m.params(False)
+    data = m.compute(p, np.random.default_rng(m.SEED), _NoProgress)
+    assert data["abs_kappa"].shape == (401, 30)
+    assert np.all(data["aligned"]) and np.all(data["distance_to_M"] == 0)
+    assert np.all(data["final_excess_risk"] >= data["oracle_final_excess_risk"])
+    assert sum(v.nbytes for v in data.values()) < 1_000_000
