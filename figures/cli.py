@@ -15,6 +15,7 @@ import sys
 
 import numpy as np
 
+from .parallel import default_jobs
 from .paths import OutputPaths
 
 
@@ -44,7 +45,8 @@ def _figures(args) -> bool:
     recipes = select(discover_recipes(), args.only)
     print(f"slr figures: {len(recipes)} recipe(s), {'quick' if args.quick else 'full'} mode")
     progress = progress_factory(False if args.no_progress else None)
-    outcomes = run_recipes(recipes, paths=paths, quick=args.quick, force=args.force, progress=progress)
+    outcomes = run_recipes(recipes, paths=paths, quick=args.quick, force=args.force, progress=progress,
+                           jobs=args.jobs)
     print(outcome_table(outcomes, paths))
     return all(o.status != "failed" for o in outcomes)
 
@@ -56,7 +58,7 @@ def _verify(args) -> bool:
     paths = OutputPaths.resolve(args.out, getattr(args, "cache", None))
     claims = select(discover_claims(), args.only_claim, kind="claim")
     print(f"slr verify: {len(claims)} claim(s), {'quick' if args.quick else 'full'} mode, seed {args.seed}")
-    results = run_claims(claims, quick=args.quick, seed=args.seed)
+    results = run_claims(claims, quick=args.quick, seed=args.seed, jobs=args.jobs)
     print(write_report(results, md_path=paths.verification_md, json_path=paths.verification_json,
                        quick=args.quick, seed=args.seed))
     print(f"{summary_line(results)}; report in {paths.verification_md} and {paths.verification_json.name}")
@@ -79,11 +81,21 @@ def _reproduce_command(args) -> int:
     return 0 if figures_ok and verify_ok else 1
 
 
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"jobs={value!r} is not allowed: a positive integer is needed")
+    return value
+
+
 def _add_output_flags(p, *, cache: bool = True) -> None:
     p.add_argument("--out", metavar="DIR", help="output folder (default: <checkout or cwd>/out)")
     if cache:
         p.add_argument("--cache", metavar="DIR", help="cache of computed data (default: <out>/cache)")
     p.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
+    p.add_argument("--jobs", type=_positive_int, default=default_jobs(), metavar="N",
+                   help="worker processes (default: the cores available, here %(default)s); "
+                        "results do not depend on it")
 
 
 def _add_figure_flags(p) -> None:

@@ -93,32 +93,54 @@ def _save(fig, paths: OutputPaths, name: str):
     return files
 
 
-def run_recipes(recipes, *, paths: OutputPaths, quick: bool = False, force: bool = False,
-                progress=None, echo=print) -> list[RecipeOutcome]:
-    """Run ``recipes`` in order; ``progress`` is a tqdm factory (default: disabled)."""
+def run_recipe(recipe, *, paths: OutputPaths, quick: bool = False, force: bool = False,
+               progress=None, echo=print) -> RecipeOutcome:
+    """Compute (or load from the cache) and plot one recipe; failures become a 'failed' outcome."""
     progress = progress or progress_factory(False)
     cache = DataCache(paths.cache)
-    outcomes = []
-    for recipe in recipes:
-        compute_s = plot_s = 0.0
-        try:
-            params = recipe.params(quick)
-            data, status, reason, compute_s = _data(recipe, params, quick=quick, force=force,
-                                                    cache=cache, progress=progress)
-            start = time.perf_counter()
-            with figure_style():
-                fig = recipe.plot(data, params)
-                files = _save(fig, paths, recipe.name)
-            plot_s = time.perf_counter() - start
-            outcomes.append(RecipeOutcome(recipe.name, status, reason, compute_s, plot_s, files))
-        except _Skipped as exc:
-            outcomes.append(RecipeOutcome(recipe.name, "skipped", str(exc), compute_s, plot_s))
-        except Exception as exc:  # reported in the closing table; the other recipes still run
-            echo(f"recipe {recipe.name} failed:\n{traceback.format_exc()}")
-            outcomes.append(RecipeOutcome(recipe.name, "failed", f"{type(exc).__name__}: {exc}",
-                                          compute_s, plot_s))
-        echo(f"  {outcomes[-1].status:8s} {recipe.name}")
-    return outcomes
+    compute_s = plot_s = 0.0
+    try:
+        params = recipe.params(quick)
+        data, status, reason, compute_s = _data(recipe, params, quick=quick, force=force,
+                                                cache=cache, progress=progress)
+        start = time.perf_counter()
+        with figure_style():
+            fig = recipe.plot(data, params)
+            files = _save(fig, paths, recipe.name)
+        plot_s = time.perf_counter() - start
+        return RecipeOutcome(recipe.name, status, reason, compute_s, plot_s, files)
+    except _Skipped as exc:
+        return RecipeOutcome(recipe.name, "skipped", str(exc), compute_s, plot_s)
+    except Exception as exc:  # reported in the closing table; the other recipes still run
+        echo(f"recipe {recipe.name} failed:\n{traceback.format_exc()}")
+        return RecipeOutcome(recipe.name, "failed", f"{type(exc).__name__}: {exc}", compute_s, plot_s)
+
+
+def _run_recipe_by_name(task) -> RecipeOutcome:
+    """Worker-process entry point: find the recipe by name and run it (no progress bars)."""
+    from .registry import discover_recipes
+
+    name, paths, quick, force = task
+    recipe = next(r for r in discover_recipes() if r.name == name)
+    return run_recipe(recipe, paths=paths, quick=quick, force=force)
+
+
+def run_recipes(recipes, *, paths: OutputPaths, quick: bool = False, force: bool = False,
+                progress=None, echo=print, jobs: int = 1) -> list[RecipeOutcome]:
+    """Run ``recipes`` (in input order, or on ``jobs`` worker processes); ``progress`` is a tqdm
+    factory (default: disabled; worker processes show none)."""
+    from .parallel import ordered_map
+
+    def report(outcome):
+        echo(f"  {outcome.status:8s} {outcome.name}")
+
+    recipes = list(recipes)
+    if jobs == 1 or len(recipes) <= 1:
+        return ordered_map(lambda r: run_recipe(r, paths=paths, quick=quick, force=force,
+                                                progress=progress, echo=echo),
+                           recipes, on_result=report)
+    return ordered_map(_run_recipe_by_name, [(r.name, paths, quick, force) for r in recipes],
+                       jobs=jobs, on_result=report)
 
 
 def outcome_table(outcomes, paths: OutputPaths) -> str:

@@ -47,7 +47,7 @@ def fake_recipes(monkeypatch):
 
 def test_figures_then_cached(tmp_path, fake_recipes, capsys):
     calls, _ = fake_recipes
-    argv = ["figures", "--quick", "--out", str(tmp_path), "--no-progress"]
+    argv = ["figures", "--quick", "--out", str(tmp_path), "--no-progress", "--jobs", "1"]  # counts calls in-process
     assert main(argv) == 0
     assert calls == ["alpha", "beta"]
     assert "computed" in capsys.readouterr().out
@@ -63,9 +63,10 @@ def test_figures_then_cached(tmp_path, fake_recipes, capsys):
 def test_only_force_and_cache_flags(tmp_path, fake_recipes):
     calls, _ = fake_recipes
     cache = tmp_path / "elsewhere"
-    assert main(["figures", "--only", "beta", "--cache", str(cache), "--out", str(tmp_path)]) == 0
+    assert main(["figures", "--only", "beta", "--cache", str(cache), "--out", str(tmp_path), "--jobs", "1"]) == 0
     assert calls == ["beta"] and (cache / "beta.npz").is_file() and not (tmp_path / "cache").exists()
-    assert main(["figures", "--only", "alpha,beta", "--force", "--cache", str(cache), "--out", str(tmp_path)]) == 0
+    assert main(["figures", "--only", "alpha,beta", "--force", "--cache", str(cache), "--out", str(tmp_path),
+                 "--jobs", "1"]) == 0
     assert calls == ["beta", "alpha", "beta"]
 
 
@@ -93,7 +94,7 @@ def test_reproduce_runs_figures_then_verify(tmp_path, fake_recipes, monkeypatch,
     fake = claim("fake", "a claim")(lambda quick, rng: Check(method="m", measured=verdict, measured_text="",
                                                              tolerance=1.0, derivation="d"))
     monkeypatch.setattr(verify, "discover_claims", lambda: [fake])
-    assert main(["reproduce", "--quick", "--out", str(tmp_path)]) == status
+    assert main(["reproduce", "--quick", "--out", str(tmp_path), "--jobs", "1"]) == status  # in-process fakes
     assert calls == ["alpha", "beta"]
     assert (tmp_path / "verification.md").is_file() and (tmp_path / "verification.json").is_file()
 
