@@ -56,3 +56,20 @@ def test_every_subcommand_has_help(sub, capsys):
         build_parser().parse_args([sub, "--help"])
     assert exc.value.code == 0 and "usage: slr " + sub in capsys.readouterr().out
 
+
+
+def test_quick_start_runs_and_its_three_routes_agree(capsys):
+    """The README's Python quick start runs as printed; its three numbers agree (closed form =
+    quadrature within abserr; Monte Carlo within 4.4 standard errors, a false-failure rate 1e-5)."""
+    text = (ROOT / "README.md").read_text()
+    section = re.search(r"^## Quick start.*?\n(.*?)(?=^## )", text, re.S | re.M)
+    code = re.search(r"```python\n(.*?)```", section.group(1), re.S).group(1)
+    namespace = {}
+    exec(compile(code, "README.md quick start", "exec"), namespace)
+    closed = namespace["population_risk"](namespace["problem"], namespace["overlaps"])
+    quad = namespace["population_risk_quad"](namespace["problem"], namespace["overlaps"])
+    assert abs(closed - quad.value) <= quad.abserr
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 3 and float(lines[0]) == closed
+    mc = re.search(r"mean=([^,]+), stderr=([^,]+)", lines[2])
+    assert abs(float(mc.group(1)) - closed) <= 4.4 * float(mc.group(2))
