@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from figures.recipes import _training_panels as panels
+from figures.recipes import _training_plot
 from figures.registry import Recipe, _source_digest, discover_recipes
 from figures.style import figure_style
 from numerics.experiments import PAPER_EXPERIMENTS, initial_overlaps
@@ -135,7 +136,7 @@ def test_plot_has_four_panels_and_says_what_the_band_is(quick_data, name):
     assert len(axes) == 4
     risk_axis = axes[0]
     legend_texts = [t.get_text() for t in risk_axis.get_legend().get_texts()]
-    assert panels.BAND in legend_texts and any("oracle" in t for t in legend_texts)
+    assert _training_plot.BAND in legend_texts and any("oracle" in t for t in legend_texts)
     assert any("aligned up to sign" in t.get_text() for t in risk_axis.texts)
     assert axes[3].get_yscale() == "log"
 

@@ -8,6 +8,7 @@ distance to M), drawn by the shared helper ``figures.recipes._training_panels``.
 from __future__ import annotations
 
 from . import _training_panels as panels
+from . import _training_plot
 
 NAME = "training_init_on_M"
 TITLE = "Training, init uniform on M, lambda = 0.1: all runs align with (k*, v*) up to sign (Theorem 5)"
@@ -25,4 +26,4 @@ def compute(p: dict, rng, progress) -> dict:
 
 
 def plot(data: dict, p: dict):
-    return panels.plot_training_panels(data, p)
+    return _training_plot.plot_training_panels(data, p)

@@ -8,6 +8,7 @@ distance to M), drawn by the shared helper ``figures.recipes._training_panels``.
 from __future__ import annotations
 
 from . import _training_panels as panels
+from . import _training_plot
 
 NAME = "training_sphere_small_lambda"
 TITLE = "Training, init uniform on the sphere, lambda = 0.1: most runs align, some stall off M"
@@ -25,4 +26,4 @@ def compute(p: dict, rng, progress) -> dict:
 
 
 def plot(data: dict, p: dict):
-    return panels.plot_training_panels(data, p)
+    return _training_plot.plot_training_panels(data, p)
