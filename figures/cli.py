@@ -37,32 +37,57 @@ def _risk_command(args) -> int:
     return 0
 
 
-def _figures(args) -> bool:
+def _figure_plan(args):
     from .registry import discover_recipes, select
-    from .runner import outcome_table, progress_factory, run_recipes
 
     paths = OutputPaths.resolve(args.out, args.cache)
     recipes = select(discover_recipes(), args.only)
     print(f"slr figures: {len(recipes)} recipe(s), {'quick' if args.quick else 'full'} mode")
-    progress = progress_factory(False if args.no_progress else None)
-    outcomes = run_recipes(recipes, paths=paths, quick=args.quick, force=args.force, progress=progress,
-                           jobs=args.jobs)
+    return paths, recipes
+
+
+def _figures_done(outcomes, paths) -> bool:
+    from .runner import outcome_table
+
     print(outcome_table(outcomes, paths))
     return all(o.status != "failed" for o in outcomes)
 
 
-def _verify(args) -> bool:
+def _verify_plan(args):
     from .registry import select
-    from .verify import discover_claims, run_claims, summary_line, write_report
+    from .verify import discover_claims
 
     paths = OutputPaths.resolve(args.out, getattr(args, "cache", None))
     claims = select(discover_claims(), args.only_claim, kind="claim")
     print(f"slr verify: {len(claims)} claim(s), {'quick' if args.quick else 'full'} mode, seed {args.seed}")
-    results = run_claims(claims, quick=args.quick, seed=args.seed, jobs=args.jobs)
+    return paths, claims
+
+
+def _verify_done(results, paths, args) -> bool:
+    from .verify import summary_line, write_report
+
     print(write_report(results, md_path=paths.verification_md, json_path=paths.verification_json,
                        quick=args.quick, seed=args.seed))
     print(f"{summary_line(results)}; report in {paths.verification_md} and {paths.verification_json.name}")
     return all(r.ok for r in results)
+
+
+def _figures(args) -> bool:
+    from .runner import progress_factory, run_recipes
+
+    paths, recipes = _figure_plan(args)
+    progress = progress_factory(False if args.no_progress else None)
+    outcomes = run_recipes(recipes, paths=paths, quick=args.quick, force=args.force, progress=progress,
+                           jobs=args.jobs)
+    return _figures_done(outcomes, paths)
+
+
+def _verify(args) -> bool:
+    from .verify import run_claims
+
+    paths, claims = _verify_plan(args)
+    results = run_claims(claims, quick=args.quick, seed=args.seed, jobs=args.jobs)
+    return _verify_done(results, paths, args)
 
 
 def _figures_command(args) -> int:
@@ -73,9 +98,37 @@ def _verify_command(args) -> int:
     return 0 if _verify(args) else 1
 
 
+def _reproduce_in_one_pool(args) -> tuple[bool, bool]:
+    """Figures and claims as one queue on ``args.jobs`` workers, longest recipes first, so that no
+    worker idles while another finishes a long recipe; the reports are as for the two commands."""
+    from .parallel import apply_task, ordered_map
+    from .runner import RecipeOutcome, _run_recipe_by_name
+    from .verify.report import _run_claim_by_id
+
+    paths, recipes = _figure_plan(args)
+    _, claims = _verify_plan(args)
+    ordered = sorted(recipes, key=lambda r: -r.cost)
+    tasks = ([(_run_recipe_by_name, (r.name, paths, args.quick, args.force)) for r in ordered]
+             + [(_run_claim_by_id, (c.claim_id, args.quick, args.seed)) for c in claims])
+
+    def echo(result):
+        if isinstance(result, RecipeOutcome):
+            print(f"  {result.status:8s} figure {result.name}")
+        else:
+            print(f"  {result.status:8s} claim {result.claim_id}  ({result.seconds:.1f} s)")
+
+    results = ordered_map(apply_task, tasks, jobs=args.jobs, on_result=echo)
+    by_name = {o.name: o for o in results[:len(ordered)]}
+    figures_ok = _figures_done([by_name[r.name] for r in recipes], paths)
+    verify_ok = _verify_done(results[len(ordered):], paths, args)
+    return figures_ok, verify_ok
+
+
 def _reproduce_command(args) -> int:
-    figures_ok = _figures(args)
-    verify_ok = _verify(args)
+    if args.jobs > 1:
+        figures_ok, verify_ok = _reproduce_in_one_pool(args)
+    else:
+        figures_ok, verify_ok = _figures(args), _verify(args)
     if not figures_ok:
         print("slr reproduce: some figures failed (see the table above)")
     return 0 if figures_ok and verify_ok else 1

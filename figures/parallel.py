@@ -9,7 +9,7 @@ from __future__ import annotations
 import concurrent.futures
 import os
 
-__all__ = ["default_jobs", "ordered_map"]
+__all__ = ["apply_task", "default_jobs", "ordered_map"]
 
 
 def default_jobs() -> int:
@@ -42,3 +42,9 @@ def ordered_map(fn, items, *, jobs: int = 1, on_result=None) -> list:
             for future in concurrent.futures.as_completed(futures):
                 on_result(future.result())
         return [f.result() for f in futures]
+
+
+def apply_task(task):
+    """``fn(arg)`` for a task ``(fn, arg)``: lets one pool run tasks of several kinds."""
+    fn, arg = task
+    return fn(arg)

@@ -13,6 +13,8 @@ A recipe module defines
                                  is a tqdm-like factory: ``with progress(total=n, desc=...) as bar``
     plot(data, params) -> matplotlib.figure.Figure
                                  drawing only, no numerics
+    COST: float                  (optional) expected seconds of a full compute; only orders the work
+                                 of ``slr reproduce`` (longest first), never changes a result
     skip_reason(params) -> str | None
                                  (optional) why ``compute`` cannot run on this machine (e.g. an
                                  optional dependency is missing); consulted only when the data
@@ -65,6 +67,7 @@ class Recipe:
     plot: Callable
     source_hash: str
     skip_reason: Callable | None = None
+    cost: float = 0.0
 
     @classmethod
     def from_module(cls, module) -> "Recipe":
@@ -77,6 +80,7 @@ class Recipe:
         depends = _source_digest(getattr(module, "DEPENDS", ()))
         return cls(name=module.NAME, title=module.TITLE, seed=int(module.SEED), params=module.params,
                    compute=module.compute, plot=module.plot, skip_reason=getattr(module, "skip_reason", None),
+                   cost=float(getattr(module, "COST", 0.0)),
                    source_hash=hashlib.sha256(f"{source}:{depends}".encode()).hexdigest())
 
 

@@ -21,6 +21,7 @@ import numpy as np
 
 NAME = "risk_vs_d"
 TITLE = "Risk vs d: Bayes, oracle attention (best and prescribed lambda), linear (Prop 3), null"
+COST = 6  # seconds of a full compute, measured; orders slr reproduce's work
 SEED = 20250302
 DEPENDS = ("numerics.risk_vs_d", "theory.bayes", "numerics.bayes_mc", "theory.baselines", "theory.risk",
            "theory.zeta", "numerics.montecarlo", "theory.corollary2")

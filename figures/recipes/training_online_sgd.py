@@ -6,8 +6,9 @@ with fresh k*, v*, init uniform on the sphere, test set of 1,000 samples. Simula
 reduced simulator ``numerics.sgd_reduced.online_sgd_reduced`` (the overlap process has exactly the
 law of SGD on d-dimensional vectors, at a cost independent of d). Measured for 15 runs at d = 80:
 the full simulator ~700 steps/s, i.e. ~290 s CPU for 200,000 steps, the reduced one ~6,500 steps/s
-(~26-31 s CPU). The full run uses two worker processes (``executor=2``, two tasks of 15 runs):
-~51 s CPU in all, 24-37 s wall on the 2 shared cores of the development machine (load 1-2).
+(~26-31 s CPU). The full run vectorises all 30 runs in one process (one task; ~40 s CPU, less
+than two tasks of 15 runs, since the cost per step is mostly numpy call overhead): ``slr
+reproduce`` runs recipes on parallel workers, so CPU time is what counts.
 Run r is seeded by ``SeedSequence(PAPER_SGD.seed).spawn(n_runs)[r]``, so the quick runs are the
 first runs of the full experiment. The numbers do not depend on the executor
 (``numerics.executors``), only on the chunking ``runs_per_task``, which is a parameter.
@@ -31,6 +32,7 @@ from . import _training_plot as panels
 NAME = "training_online_sgd"
 TITLE = ("Training by online SGD (d = 80, batch 5, lambda_t = 2/(1 + 1e-4 t)): population and "
          "fresh-test-set excess risk, overlaps, (kappa, nu) plane, distance to M")
+COST = 40  # seconds of a full compute, measured; orders slr reproduce's work
 SEED = 20250115
 # Modules whose source changes the numbers (the panel helper only draws: not a dependency).
 DEPENDS = ("numerics.sgd_experiment", "numerics.sgd_reduced", "numerics.sgd_trajectory", "numerics.executors",
@@ -41,7 +43,7 @@ _ROW = 4                # SPEC §8, fifth row
 _LOGGED_POINTS = 200    # logged steps per run (plus the start); each costs a test set per run
 _QUICK_DIVISOR = 100
 _QUICK_RUNS = 4
-_WORKERS = 2
+_WORKERS = 1           # all runs vectorised in one process: least CPU (slr reproduce runs recipes in parallel)
 
 
 def params(quick: bool) -> dict:

@@ -34,7 +34,7 @@ _POWER_STEP_FACTOR = 1.1  # power alternative: the step size 10% too large
 _FLOW_SETTING = {"d": 10, "L": 2, "lam": 1.0, "t_end": 1.0,
                  "start": {"kappa": 0.3, "nu": 0.2, "theta": 0.1, "eta": -0.1, "rho": 0.15}}
 _FLOW_ALPHAS = (3.2e-2, 1.6e-2, 8e-3, 4e-3)
-_FLOW_RUNS = {True: 2048, False: 16384}
+_FLOW_RUNS = {True: 2048, False: 8192}
 # Power demanded of the exponent test: reject an exponent 1/2 (a noise-like gap, ~ sqrt(alpha)) in
 # full mode; in quick mode (8x fewer runs) only an exponent 0 (a gap that does not shrink).
 _FLOW_POWER_GAP = {True: 1.0, False: 0.5}
@@ -157,7 +157,7 @@ def sgd_to_flow_order_one(quick: bool, rng) -> Check:
     n_runs, f = _FLOW_RUNS[quick], _FLOW_SETTING
     config = SGDExperiment(d=f["d"], L=f["L"], lam0=f["lam"], schedule_rate=0.0, batch_size=5, eps=0.1,
                            n_runs=n_runs, init=Overlaps(**f["start"]), seed=int(rng.integers(2**63)))
-    gap = sgd_flow_gap(config, _FLOW_ALPHAS, f["t_end"], executor=2, runs_per_task=n_runs // 2)
+    gap = sgd_flow_gap(config, _FLOW_ALPHAS, f["t_end"], executor=None, runs_per_task=n_runs)
     # Two tests (exponent, goodness of fit), Bonferroni over the family.
     z = float(norm.isf(_FAMILY_RATE / 2 / 2))
     chi2_max = float(chi2.isf(_FAMILY_RATE / 2, gap.dof))
