@@ -28,7 +28,7 @@ import numpy as np
 from theory.bayes import scalar_problem_fields
 from theory.parameters import Problem
 
-from .montecarlo import Estimate
+from .montecarlo import Estimate, RunningMean
 
 __all__ = ["sample_token_statistics", "posterior_weights", "conditional_variance",
            "bayes_predictor", "bayes_risk_mc"]
@@ -105,17 +105,10 @@ def bayes_risk_mc(problem: Problem, n: int, rng: np.random.Generator, chunk: int
     _check_rng_n(n, rng, low=2)
     if isinstance(chunk, (bool, np.bool_)) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
         raise ValueError(f"chunk={chunk!r} is not allowed: chunk must be an int >= 1")
-    count, mean, m2 = 0, 0.0, 0.0
-    while count < n:
-        m = min(int(chunk), n - count)
+    acc = RunningMean()
+    while acc.n < n:
+        m = min(int(chunk), n - acc.n)
         u, w, r, _ = sample_token_statistics(problem, m, rng)
         _, var = conditional_variance(posterior_weights(problem, u, u * u + w * w + r), w)
-        batch_mean = float(np.mean(var))
-        batch_m2 = float(np.sum(np.square(var - batch_mean)))
-        # Chan et al. (1979) merge of (count, mean, sum of squared deviations).
-        total = count + m
-        delta = batch_mean - mean
-        m2 += batch_m2 + delta * delta * count * m / total
-        mean += delta * m / total
-        count = total
-    return Estimate(mean=eps * eps + mean, stderr=float(np.sqrt(m2 / (count - 1) / count)), n=count)
+        acc.add(var)
+    return acc.estimate(offset=eps * eps)

@@ -44,18 +44,32 @@ class Estimate:
         return (self.mean - float(reference)) / self.stderr
 
 
-def _combine(acc, batch):
-    """Merge (n, mean, M2) summaries, M2 = sum of squared deviations (Chan et al. 1979)."""
-    n_a, mean_a, m2_a = acc
-    n_b, mean_b, m2_b = batch
-    n = n_a + n_b
-    delta = mean_b - mean_a
-    return n, mean_a + delta * (n_b / n), m2_a + m2_b + delta * delta * (n_a * n_b / n)
+class RunningMean:
+    """Sample mean and variance of a stream of batches, in bounded memory: the batch summaries
+    (n, mean, M2 = sum of squared deviations) are merged with Chan et al.'s (1979) stable update."""
 
+    def __init__(self):
+        self.n, self.mean, self.m2 = 0, 0.0, 0.0
 
-def _summary(x: np.ndarray):
-    mean = float(np.mean(x))
-    return x.size, mean, float(np.sum(np.square(x - mean)))
+    def add(self, x) -> None:
+        x = np.asarray(x, dtype=float).ravel()
+        m = x.size
+        if m == 0:
+            return
+        batch_mean = float(np.mean(x))
+        batch_m2 = float(np.sum(np.square(x - batch_mean)))
+        total = self.n + m
+        delta = batch_mean - self.mean
+        self.m2 += batch_m2 + delta * delta * (self.n * m / total)
+        self.mean += delta * (m / total)
+        self.n = total
+
+    def estimate(self, offset: float = 0.0) -> Estimate:
+        """``Estimate`` of offset + the mean; stderr = sqrt(sample variance / n) (needs n >= 2)."""
+        if self.n < 2:
+            raise ValueError(f"n={self.n} is not allowed: a standard error needs at least 2 samples")
+        return Estimate(mean=offset + self.mean, stderr=float(np.sqrt(self.m2 / (self.n - 1) / self.n)),
+                        n=self.n)
 
 
 def _check_run(n, chunk):
@@ -71,8 +85,7 @@ def risk_mc_from_vectors(problem: Problem, k, v, k_star, v_star, n: int, rng: np
     The vectors may have r < d coordinates (the span reduction of the module docstring; drawn
     by ``sample_sequences``) or r = d (whole tokens, drawn by ``sample_task``). Sequences are
     drawn in batches of at most ``chunk``, fewer when L r is large (at most 2**22 token
-    coordinates, 32 MiB, per batch); the batch summaries (n, mean, M2) are merged with Chan's
-    stable update. J as in ``sample_task``.
+    coordinates, 32 MiB, per batch); the batches are merged by ``RunningMean``. J as in ``sample_task``.
     """
     _check_run(n, chunk)
     for name in ("d", "L", "gamma", "eps", "lam"):
@@ -84,7 +97,7 @@ def risk_mc_from_vectors(problem: Problem, k, v, k_star, v_star, n: int, rng: np
     k_star, v_star = np.asarray(k_star, dtype=float), np.asarray(v_star, dtype=float)
     full = k_star.size == int(problem.d)
     batch = max(1, min(int(chunk), _MAX_BATCH_FLOATS // (L * k_star.size)))
-    acc = (0, 0.0, 0.0)
+    acc = RunningMean()
     done = 0
     while done < n:
         m = min(batch, n - done)
@@ -93,10 +106,9 @@ def risk_mc_from_vectors(problem: Problem, k, v, k_star, v_star, n: int, rng: np
         else:
             X, Y, _ = sample_sequences(s, gamma, eps, L, k_star, v_star, m, rng, J)
         loss = np.square(Y - attention_predictor(X, k, v, lam))
-        acc = _combine(acc, _summary(loss)) if done else _summary(loss)
+        acc.add(loss)
         done += m
-    count, mean, m2 = acc
-    return Estimate(mean=mean, stderr=float(np.sqrt(m2 / (count - 1) / count)), n=count)
+    return acc.estimate()
 
 
 def population_risk_mc(problem: Problem, overlaps: Overlaps, n: int, rng: np.random.Generator,

@@ -22,7 +22,7 @@ import numpy as np
 
 from theory.parameters import Problem
 
-from .montecarlo import Estimate
+from .montecarlo import Estimate, RunningMean
 from .task import sample_task
 
 __all__ = ["OLSResult", "ols_fit", "ols_risk_mc"]
@@ -84,21 +84,15 @@ def ols_risk_mc(problem: Problem, k_star, v_star, n_train: int, n_test: int,
     coef = np.linalg.solve(gram, moment)
     sigma = gram / n_train
     sandwich, n_sandwich = np.zeros((p, p)), 0
-    count, mean, m2 = 0, 0.0, 0.0
+    acc = RunningMean()
     for m in _chunks(n_test, size):
         X, Y, _ = sample_task(problem, k_star, v_star, m, rng, J)
         x = X.reshape(m, p)
         loss = np.square(Y - x @ coef)
         if n_sandwich == 0:  # the first chunk (>= 2^21 / (L d) sequences) suffices for a correction
             sandwich, n_sandwich = (x * loss[:, None]).T @ x, m
-        batch_mean = float(np.mean(loss))
-        batch_m2 = float(np.sum(np.square(loss - batch_mean)))
-        total = count + m
-        delta = batch_mean - mean
-        m2 += batch_m2 + delta * delta * count * m / total
-        mean += delta * m / total
-        count = total
+        acc.add(loss)
     correction = float(np.trace(np.linalg.solve(sigma, sandwich / n_sandwich))) / n_train
-    test = Estimate(mean=mean, stderr=float(np.sqrt(m2 / (count - 1) / count)), n=count)
+    test = acc.estimate()
     return OLSResult(coef=coef.reshape(L, d), test_risk=test, excess_correction=correction,
                      n_train=int(n_train))

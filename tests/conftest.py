@@ -16,3 +16,12 @@ def rng(request):
     """A Generator seeded from the test's name, so each test has its own reproducible stream."""
     seed = np.frombuffer(request.node.nodeid.encode()[:64].ljust(64, b"\0"), dtype=np.uint32)
     return np.random.default_rng(np.random.SeedSequence(seed.tolist()))
+
+
+@pytest.fixture
+def agg_backend(monkeypatch):
+    """Figures are drawn off-screen (the package never selects a backend itself)."""
+    import matplotlib
+
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    matplotlib.use("Agg")

@@ -4,7 +4,6 @@ import json
 import subprocess
 import sys
 
-import matplotlib
 import pytest
 
 from figures.cli import main
@@ -12,10 +11,7 @@ from figures.registry import Recipe
 from figures.verify import Check, claim
 
 
-@pytest.fixture(autouse=True)
-def _agg_backend(monkeypatch):
-    monkeypatch.setenv("MPLBACKEND", "Agg")
-    matplotlib.use("Agg")
+pytestmark = pytest.mark.usefixtures("agg_backend")
 
 
 def _recipe(name, calls, fail=False):
@@ -103,7 +99,6 @@ def test_reproduce_runs_figures_then_verify(tmp_path, fake_recipes, monkeypatch,
 def test_python_dash_m_figures_is_slr_figures():
     out = subprocess.run([sys.executable, "-m", "figures", "--help"], capture_output=True, text=True, check=True)
     assert "usage: slr figures" in out.stdout and "--quick" in out.stdout
-
 
 
 def test_reproduce_runs_figures_and_claims_in_one_pool(tmp_path, capsys):

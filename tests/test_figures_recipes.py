@@ -1,20 +1,16 @@
 """Every figure recipe runs in quick mode into a temporary folder and writes its PNG and PDF."""
 
-import matplotlib
 import numpy as np
 import pytest
 
 from figures.paths import OutputPaths
 from figures.registry import discover_recipes
-from figures.runner import run_recipes
+from figures.runner import progress_factory, run_recipes
 
 RECIPES = discover_recipes()
 
 
-@pytest.fixture(autouse=True)
-def _agg_backend(monkeypatch):
-    monkeypatch.setenv("MPLBACKEND", "Agg")
-    matplotlib.use("Agg")
+pytestmark = pytest.mark.usefixtures("agg_backend")
 
 
 def test_the_first_recipes_are_registered():
@@ -39,21 +35,7 @@ def test_recipe_quick_run(recipe, tmp_path):
 
 def _quick_data(name):
     recipe = next(r for r in RECIPES if r.name == name)
-    return recipe.compute(recipe.params(True), np.random.default_rng(0), _no_progress), recipe.params(True)
-
-
-class _no_progress:
-    def __init__(self, *args, **kwargs):
-        pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-    def update(self, n=1):
-        pass
+    return recipe.compute(recipe.params(True), np.random.default_rng(0), progress_factory(False)), recipe.params(True)
 
 
 def test_phase_portrait_data_shows_the_fixed_points_of_spec_7():

@@ -2,7 +2,6 @@
 
 import json
 
-import matplotlib
 import numpy as np
 import pytest
 
@@ -11,10 +10,7 @@ from figures.registry import Recipe, select
 from figures.runner import outcome_table, run_recipes
 
 
-@pytest.fixture(autouse=True)
-def _agg_backend(monkeypatch):
-    monkeypatch.setenv("MPLBACKEND", "Agg")
-    matplotlib.use("Agg")
+pytestmark = pytest.mark.usefixtures("agg_backend")
 
 
 def make_recipe(calls, *, name="demo", n=4, skip=None, fail=False):

@@ -97,3 +97,21 @@ def test_small_d_realisable_overlaps_are_accepted(rng):
     overlaps = Overlaps(kappa=k[0], nu=v[1], theta=v[0], eta=k[1], rho=float(k @ v))
     est = population_risk_mc(Problem(d=2, L=2, lam=0.5), overlaps, n=1000, rng=rng)
     assert est.n == 1000 and np.isfinite(est.mean)
+
+
+def test_running_mean_merges_batches_like_one_pass(rng):
+    """Chan's merge of uneven batches gives the mean and variance of the whole sample, to roundoff
+    (a few ulps of the second moment: the shifted data keep the merge well conditioned)."""
+    from numerics.montecarlo import RunningMean
+
+    x = 1e3 + rng.standard_normal(10_001)
+    acc = RunningMean()
+    for part in np.split(x, [1, 7, 500, 4096]):
+        acc.add(part)
+    est = acc.estimate(offset=2.0)
+    assert est.n == x.size
+    assert abs(est.mean - (2.0 + x.mean())) <= 8 * np.finfo(float).eps * 1e3
+    # The variance of data with mean 1e3 and spread 1 is conditioned like eps (mean/std)^2 ~ 2e-10.
+    assert abs(est.stderr / (x.std(ddof=1) / np.sqrt(x.size)) - 1) <= 5 * np.finfo(float).eps * 1e6
+    with pytest.raises(ValueError, match="at least 2"):
+        RunningMean().estimate()

@@ -3,42 +3,24 @@ is consistent with the theory it draws (caching itself is tested in test_figures
 
 import math
 
-import matplotlib
 import numpy as np
 import pytest
 
 from figures.paths import OutputPaths
 from figures.registry import discover_recipes
-from figures.runner import run_recipes
+from figures.runner import progress_factory, run_recipes
 
 EPS64 = np.finfo(float).eps
 RECIPES = {r.name: r for r in discover_recipes()}
 
 
-@pytest.fixture(autouse=True)
-def _agg_backend(monkeypatch):
-    monkeypatch.setenv("MPLBACKEND", "Agg")
-    matplotlib.use("Agg")
-
-
-class _NoProgress:
-    def __init__(self, *args, **kwargs):
-        pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-    def update(self, n=1):
-        pass
+pytestmark = pytest.mark.usefixtures("agg_backend")
 
 
 def quick_data(name):
     recipe = RECIPES[name]
     params = recipe.params(True)
-    return recipe.compute(params, np.random.default_rng(0), _NoProgress), params
+    return recipe.compute(params, np.random.default_rng(0), progress_factory(False)), params
 
 
 @pytest.mark.parametrize("name", ["risk_vs_d", "oracle_stability"])

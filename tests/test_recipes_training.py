@@ -10,6 +10,8 @@ import matplotlib
 import numpy as np
 import pytest
 
+from figures.runner import progress_factory
+
 from figures.recipes import _training_panels as panels
 from figures.recipes import _training_plot
 from figures.registry import Recipe, _source_digest, discover_recipes
@@ -30,20 +32,6 @@ SPEC_ROWS = [
 ]
 
 
-class _NoProgress:
-    def __init__(self, *args, **kwargs):
-        pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-    def update(self, n=1):
-        pass
-
-
 def _module(name):
     return importlib.import_module(f"figures.recipes.{name}")
 
@@ -54,7 +42,7 @@ def quick_data():
     for name in MODULES:
         m = _module(name)
         p = m.params(True)
-        out[name] = (m.compute(p, np.random.default_rng(m.SEED), _NoProgress), p)
+        out[name] = (m.compute(p, np.random.default_rng(m.SEED), progress_factory(False)), p)
     return out
 
 
@@ -145,7 +133,7 @@ def test_full_init_on_m_aligns_every_run():
     """Row 1 at full size (~2 s): every run aligns, M is kept exactly, the final risk approaches the oracle's."""
     m = _module("training_init_on_M")
     p = m.params(False)
-    data = m.compute(p, np.random.default_rng(m.SEED), _NoProgress)
+    data = m.compute(p, np.random.default_rng(m.SEED), progress_factory(False))
     assert data["abs_kappa"].shape == (401, 30)
     assert np.all(data["aligned"]) and np.all(data["distance_to_M"] == 0)
     assert np.all(data["final_excess_risk"] >= data["oracle_final_excess_risk"])

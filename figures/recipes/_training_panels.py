@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["DEPENDS", "experiment_params", "compute_training_panels"]
+__all__ = ["DEPENDS", "experiment_params", "compute_training_panels", "recipe_functions"]
 
 # Modules whose source keys the cache of every training recipe (besides the recipe itself).
 DEPENDS = ("figures.recipes._training_panels", "numerics.experiments", "numerics.pgd",
@@ -110,3 +110,20 @@ def compute_training_panels(p: dict, rng: np.random.Generator, progress) -> dict
         sep = separatrix(**problem)
         out["separatrix_kappa"], out["separatrix_nu"] = sep.kappa, sep.nu
     return out
+
+
+def recipe_functions(row: int):
+    """(params, compute, plot) of the recipe for SPEC §8 row ``row`` (0-3): the four training
+    recipe modules differ only in their row, name, title and seed."""
+    def params(quick: bool) -> dict:
+        return experiment_params(row, quick)
+
+    def compute(p: dict, rng, progress) -> dict:
+        return compute_training_panels(p, rng, progress)
+
+    def plot(data: dict, p: dict):
+        from ._training_plot import plot_training_panels
+
+        return plot_training_panels(data, p)
+
+    return params, compute, plot

@@ -8,7 +8,6 @@ distance to M), drawn by the shared helper ``figures.recipes._training_panels``.
 from __future__ import annotations
 
 from . import _training_panels as panels
-from . import _training_plot
 
 NAME = "training_sphere_large_lambda"
 TITLE = "Training, init uniform on the sphere, lambda = 0.9: the oracle is a saddle, runs do not align"
@@ -18,13 +17,4 @@ DEPENDS = panels.DEPENDS
 _ROW = 2
 
 
-def params(quick: bool) -> dict:
-    return panels.experiment_params(_ROW, quick)
-
-
-def compute(p: dict, rng, progress) -> dict:
-    return panels.compute_training_panels(p, rng, progress)
-
-
-def plot(data: dict, p: dict):
-    return _training_plot.plot_training_panels(data, p)
+params, compute, plot = panels.recipe_functions(_ROW)
