@@ -73,3 +73,31 @@ def test_paper_rows_3_and_4():
     assert sched.n_aligned >= 25
     assert abs(np.median(sched.final_excess_risk) - sched.oracle_excess_risk) < 1e-3
     assert len(summary.lines()) >= 4
+
+
+@pytest.mark.parametrize("lam", [0.1, 0.5, 0.9, 1.0])
+def test_finite_difference_hessian_matches_the_closed_form_one(lam):
+    """The two routes to the oracle Hessian (numerics.beyond_theorem: central differences of the
+    closed-form risk in local coordinates; theory.stability: closed form) have the same spectrum.
+    Tolerance: the O(h^2) truncation estimated by Richardson from steps h and 2h (|H_2h - H_h| / 3),
+    doubled, plus the roundoff resolution of each route, doubled."""
+    from theory import Problem
+    from theory import oracle_hessian as closed_form
+
+    fine, coarse = oracle_hessian(d=400, lam=lam, h=1e-4), oracle_hessian(d=400, lam=lam, h=2e-4)
+    t = closed_form(Problem(d=400, lam=lam))
+    ref = np.sort([*t.block_eigenvalues, t.r_phi, t.r_psi])
+    tol = 2 * np.abs(coarse.eigenvalues - fine.eigenvalues) / 3 + 2 * coarse.resolution
+    assert np.all(np.abs(fine.eigenvalues - ref) <= tol), (fine.eigenvalues, ref, tol)
+
+
+def test_paper_large_lambda_is_above_the_critical_lambda():
+    """At d = 400, L = 10 the oracle stops being a local minimum at lambda_c ~ 0.892 (closed form):
+    the paper's lambda = 0.1 is below it (minimum), its lambda = 0.9 above it (saddle), as the
+    finite-difference Hessian says too."""
+    from theory import critical_lambda
+
+    lam_c = critical_lambda(400, 10, np.sqrt(0.5)).lam_c
+    assert 0.1 < lam_c < 0.9
+    assert oracle_hessian(d=400, lam=0.1).eigenvalues[0] > 0
+    assert oracle_hessian(d=400, lam=0.9).eigenvalues[0] < 0
