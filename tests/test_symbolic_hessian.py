@@ -5,9 +5,8 @@ import pytest
 import sympy as sp
 from scipy.optimize import brentq
 
-from numerics.geometry import random_orthonormal
+from numerics.hessian_fd import oracle_spectrum_fd, tangent_frame
 from theory.parameters import Problem
-from theory.risk import risk_from_arrays
 from theory.stability import critical_lambda, oracle_hessian
 from theory.symbolic.functions import roundoff_scale
 from theory.symbolic.hessian import critical_lambda_limit, oracle_hessian_block_symbolic, oracle_hessian_expressions
@@ -39,49 +38,12 @@ def test_stability_module_matches_symbolic_block(rng):
         assert np.all(np.abs(g - s) <= tol)
 
 
-def _fd_riemannian_hessian(d, L, gamma, lam, rng, h):
-    """Hessian of R(normalise(k* + B_k z_k), normalise(v* + B_v z_v)) at z = 0, central differences.
-
-    At a critical point the Hessian of the pull-back through any retraction is the Riemannian
-    Hessian (Absil, Mahony, Sepulchre 2008, Prop. 5.5.6); the oracle is critical (R_eta = R_rho = 0).
-    """
-    ks, vs = random_orthonormal(d, 2, rng)
-    Bk = np.linalg.qr(np.column_stack([ks, rng.standard_normal((d, d - 1))]))[0][:, 1:]
-    Bv = np.linalg.qr(np.column_stack([vs, rng.standard_normal((d, d - 1))]))[0][:, 1:]
-    n = 2 * (d - 1)
-
-    def risk(Z):
-        k = ks + Z[:, : d - 1] @ Bk.T
-        v = vs + Z[:, d - 1:] @ Bv.T
-        k /= np.linalg.norm(k, axis=1, keepdims=True)
-        v /= np.linalg.norm(v, axis=1, keepdims=True)
-        ov = (k @ ks, v @ vs, v @ ks, k @ vs, np.sum(k * v, axis=1))
-        return risk_from_arrays(float(d), float(L), gamma, 0.0, lam, *ov)
-
-    idx = [(i, j) for i in range(n) for j in range(i, n)]
-    E = np.eye(n)
-    signs = [(1, 1), (1, -1), (-1, 1), (-1, -1)]
-    Z = np.array([h * (si * E[i] + sj * E[j]) for i, j in idx for si, sj in signs])
-    f = risk(Z).reshape(len(idx), 4)
-    H = np.empty((n, n))
-    for m, (i, j) in enumerate(idx):
-        H[i, j] = H[j, i] = (f[m, 0] - f[m, 1] - f[m, 2] + f[m, 3]) / (4 * h * h)
-    return H
-
-
-def _fd_spectrum(d, L, gamma, lam, seed, h=2e-3):
-    """Twice Richardson-extrapolated FD Hessian eigenvalues and an error bound (Weyl: ||dH||_F)."""
-    H = [_fd_riemannian_hessian(d, L, gamma, lam, np.random.default_rng(seed), m * h) for m in (1, 2, 4)]
-    R1 = (4 * H[0] - H[1]) / 3   # O(h^4)
-    R2 = (4 * H[1] - H[2]) / 3   # O((2h)^4)
-    # Truncation: |R1 - R2| ~ 15 |error of R1|, taken whole (15x margin). Roundoff: each entry
-    # combines 4 risks of absolute error ~ eps * (sum of |terms| of R) over 4 h^2, amplified 5/3
-    # by the extrapolation; n entries per row for the Frobenius norm.
+def _fd_spectrum(d, L, gamma, lam, seed):
+    """numerics.hessian_fd's extrapolated spectrum, roundoff scale from the symbolic risk's terms."""
     S = risk_symbols()
     scale = roundoff_scale(S.all, risk_expression())(float(d), float(L), gamma, 0.0, lam, 1.0, 1.0, 0.0, 0.0, 0.0)
-    n = R1.shape[0]
-    err = np.linalg.norm(R1 - R2) + n * 64 * EPS * scale / h**2
-    return np.linalg.eigvalsh(R1), err
+    fd = oracle_spectrum_fd(d, L, gamma, lam, tangent_frame(d, np.random.default_rng(seed)), scale=scale)
+    return fd.eigenvalues, fd.error_bound
 
 
 @pytest.mark.parametrize("lam", [0.3, 1.0, 1.6])

@@ -18,60 +18,10 @@ import numpy as np
 from scipy.optimize import brentq
 
 from ..framework import Check, claim
-from ._common import EPS
 
 ORDER = 65
 
 _FD_CASES = {True: [(8, 3, 0.8)], False: [(8, 3, 0.8), (12, 5, 0.7), (16, 4, 1.0)]}
-_H = 2e-3   # base step of the finite differences; Richardson with h, 2h, 4h
-
-
-def _fd_hessian(d, L, gamma, lam, h, ks, vs, Bk, Bv):
-    """Central-difference Hessian of z -> R(normalise(k* + Bk z_k), normalise(v* + Bv z_v)) at 0."""
-    from theory.risk import risk_from_arrays
-
-    n = 2 * (d - 1)
-
-    def risk(Z):
-        k = ks + Z[:, : d - 1] @ Bk.T
-        v = vs + Z[:, d - 1:] @ Bv.T
-        k /= np.linalg.norm(k, axis=1, keepdims=True)
-        v /= np.linalg.norm(v, axis=1, keepdims=True)
-        return risk_from_arrays(float(d), float(L), gamma, 0.0, lam,
-                                k @ ks, v @ vs, v @ ks, k @ vs, np.sum(k * v, axis=1))
-
-    idx = [(i, j) for i in range(n) for j in range(i, n)]
-    E = np.eye(n)
-    signs = ((1, 1), (1, -1), (-1, 1), (-1, -1))
-    f = risk(np.array([h * (si * E[i] + sj * E[j]) for i, j in idx for si, sj in signs])).reshape(len(idx), 4)
-    H = np.empty((n, n))
-    for m, (i, j) in enumerate(idx):
-        H[i, j] = H[j, i] = (f[m, 0] - f[m, 1] - f[m, 2] + f[m, 3]) / (4 * h * h)
-    return H
-
-
-def _fd_spectrum(d, L, gamma, lam, frame, scale):
-    """Eigenvalues of the twice Richardson-extrapolated FD Hessian and a bound on their error.
-
-    Truncation: R1 = (4 H(h) - H(2h))/3 has error O(h^4) and R2, the same from 2h, 16x that, so
-    |R1 - R2| ~ 15 |error of R1|; it is taken whole as the bound (a 15x margin). Roundoff: each
-    entry combines 4 risks of absolute error <= 64 eps scale over 4 h^2, amplified 5/3 by the
-    extrapolation; n entries per row in the Frobenius norm. Weyl: eigenvalues move by <= ||dH||_F.
-    """
-    H = [_fd_hessian(d, L, gamma, lam, m * _H, *frame) for m in (1, 2, 4)]
-    R1, R2 = (4 * H[0] - H[1]) / 3, (4 * H[1] - H[2]) / 3
-    err = float(np.linalg.norm(R1 - R2)) + R1.shape[0] * 64 * EPS * scale / _H**2
-    return np.linalg.eigvalsh(R1), err
-
-
-def _frame(d, rng):
-    """k*, v* orthonormal and orthonormal bases of their orthogonal complements (tangent spaces)."""
-    from numerics.geometry import random_orthonormal
-
-    ks, vs = random_orthonormal(d, 2, rng)
-    Bk = np.linalg.qr(np.column_stack([ks, rng.standard_normal((d, d - 1))]))[0][:, 1:]
-    Bv = np.linalg.qr(np.column_stack([vs, rng.standard_normal((d, d - 1))]))[0][:, 1:]
-    return ks, vs, Bk, Bv
 
 
 @claim("lambda-c-finite-differences",
@@ -79,6 +29,7 @@ def _frame(d, rng):
        "for lambda < lambda_c and a saddle above; lambda_c from the closed-form Riemannian Hessian "
        "equals the root of the smallest eigenvalue of the Hessian of R(k, v) in dimension d")
 def lambda_c_matches_finite_differences(quick: bool, rng) -> Check:
+    from numerics.hessian_fd import oracle_spectrum_fd, tangent_frame
     from theory import Problem
     from theory import stability
     from theory.symbolic.functions import roundoff_scale
@@ -92,15 +43,15 @@ def lambda_c_matches_finite_differences(quick: bool, rng) -> Check:
         if not crit.found:
             raise ArithmeticError(f"critical_lambda found no lambda_c at d={d}, L={L}, gamma={gamma}")
         lam_c = crit.lam_c
-        frame = _frame(d, child)
+        frame = tangent_frame(d, child)
         scale = float(scale_of(float(d), float(L), gamma, 0.0, lam_c, 1.0, 1.0, 0.0, 0.0, 0.0))
-        fd_min = lambda lam: _fd_spectrum(d, L, gamma, lam, frame, scale)[0][0]
+        fd_min = lambda lam: oracle_spectrum_fd(d, L, gamma, lam, frame, scale=scale).eigenvalues[0]
         lam_fd = brentq(fd_min, 0.9 * lam_c, 1.1 * lam_c, xtol=1e-12)
         # |lam_fd - lam_c| <= (eigenvalue error bound) / |d mu / d lambda| at lam_c, mu the smallest
         # block eigenvalue of the closed form (its slope by a central difference, relative step 1e-6).
         mu = lambda lam: stability.oracle_hessian(Problem(d=d, L=L, gamma=gamma, lam=lam)).block_eigenvalues[0]
         slope = (mu(lam_c * (1 + 1e-6)) - mu(lam_c * (1 - 1e-6))) / (2e-6 * lam_c)
-        tol = _fd_spectrum(d, L, gamma, lam_c, frame, scale)[1] / abs(slope) + 2 * crit.xtol + 1e-12
+        tol = oracle_spectrum_fd(d, L, gamma, lam_c, frame, scale=scale).error_bound / abs(slope) + 2 * crit.xtol + 1e-12
         gaps.append(abs(lam_fd - lam_c))
         allowed.append(tol)
         rel_tol.append(tol / lam_c)
