@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 from types import MappingProxyType
 
-__all__ = ["STYLE", "figure_style", "PALETTE"]
+__all__ = ["STYLE", "figure_style", "PALETTE", "draw_fixed_points"]
 
 # Colour-blind safe (Okabe-Ito); one colour per route of the toolkit.
 PALETTE = MappingProxyType({
@@ -51,3 +51,16 @@ def figure_style():
 
     with matplotlib.rc_context(dict(STYLE)):
         yield
+
+
+# Marker and face colour of a fixed point of the flow on M, by its type (numerics.manifold_dynamics).
+_FIXED_POINT_MARKERS = {"stable node": ("o", "black"), "unstable node": ("o", "white"), "saddle": ("X", "black")}
+
+
+def draw_fixed_points(ax, points, kinds, *, label: str, seen: set, size: float = 8, edge: float = 1.1):
+    """Mark fixed points (kappa, nu) by type, one legend entry per type not yet in ``seen``."""
+    for (k, n), kind in zip(points, kinds):
+        marker, face = _FIXED_POINT_MARKERS.get(str(kind), ("D", "grey"))
+        ax.plot(k, n, marker, ms=size, mfc=face, mec="black", mew=edge, clip_on=False, zorder=5,
+                label=f"{label}: {kind}" if kind not in seen else None)
+        seen.add(kind)

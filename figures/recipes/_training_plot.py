@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
+from ..style import draw_fixed_points
+
 __all__ = ["BAND", "plot_training_panels"]
 
 BAND = "mean ± 1.96 s.e. over runs (95% CI of the mean)"
@@ -31,9 +33,6 @@ def _summary_text(data, p) -> str:
             f"median first aligned step: {median} (resolution {p['log_every']} steps)\n"
             f"final R−ε²: {risk.mean():.5f} ± {risk.std(ddof=1) / np.sqrt(len(risk)):.1e} s.e. "
             f"(oracle {float(data['oracle_final_excess_risk']):.5f})")
-
-
-_MARKERS = {"stable node": ("o", "black"), "unstable node": ("o", "white"), "saddle": ("X", "black")}
 
 
 def _risk_panel(ax, data, p, palette):
@@ -70,12 +69,7 @@ def _plane_panel(ax, data, p, palette):
     for j, run in enumerate(data["shown_runs"]):
         line, = ax.plot(data["kappa_shown"][:, j], data["nu_shown"][:, j], lw=1.1, label=f"run {int(run)}")
         ax.plot(data["kappa_shown"][0, j], data["nu_shown"][0, j], ".", color=line.get_color(), ms=6)
-    seen = set()
-    for (k, n), kind in zip(data["fixed_points"], data["fixed_kind"]):
-        marker, face = _MARKERS.get(str(kind), ("D", "grey"))
-        ax.plot(k, n, marker, ms=8, mfc=face, mec="black", mew=1.1, clip_on=False, zorder=5,
-                label=f"fixed point on M: {kind}" if kind not in seen else None)
-        seen.add(kind)
+    draw_fixed_points(ax, data["fixed_points"], data["fixed_kind"], label="fixed point on M", seen=set())
     ax.set(xlim=(-1.08, 1.08), ylim=(-1.08, 1.08), aspect="equal", xlabel="κ", ylabel="ν",
            title=f"(κ, ν) of {len(data['shown_runs'])} runs (dot: start)")
     ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize=6.5)

@@ -72,13 +72,10 @@ def compute(p: dict, rng: np.random.Generator, progress) -> dict:
             "pgd_from_uniform": np.r_[np.ones(p["n_uniform"], bool), np.zeros(p["n_ring"], bool)]}
 
 
-_MARKERS = {"stable node": ("o", "black"), "unstable node": ("o", "white"), "saddle": ("X", "black")}
-
-
 def plot(data: dict, p: dict):
     from matplotlib.figure import Figure
 
-    from ..style import PALETTE
+    from ..style import PALETTE, draw_fixed_points
 
     fig = Figure(figsize=(5.2, 5.6), layout="constrained")
     ax = fig.subplots()
@@ -96,11 +93,7 @@ def plot(data: dict, p: dict):
                 label=label if label not in seen else None)
         ax.plot(data["pgd_kappa"][0, j], data["pgd_nu"][0, j], ".", color=PALETTE["muted"])
         seen.add(label)
-    for (k, n), kind in zip(data["fixed_points"], data["fixed_kind"]):
-        marker, face = _MARKERS.get(str(kind), ("D", "grey"))
-        ax.plot(k, n, marker, ms=9, mfc=face, mec="black", mew=1.2, clip_on=False, zorder=5,
-                label=f"fixed point: {kind}" if kind not in seen else None)
-        seen.add(kind)
+    draw_fixed_points(ax, data["fixed_points"], data["fixed_kind"], label="fixed point", seen=seen, size=9, edge=1.2)
     ax.set(xlim=(-1.05, 1.05), ylim=(-1.05, 1.05), aspect="equal", xlabel="κ = ⟨k, k*⟩", ylabel="ν = ⟨v, v*⟩",
            title=f"Flow on M: d={p['d']}, L={p['L']}, λ={p['lam']}; PGD α={p['alpha']}, {p['steps']:,} steps")
     fig.legend(loc="outside lower center", ncols=2, fontsize=7)
