@@ -28,7 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["CacheLookup", "DataCache", "atomic_write", "cache_key", "package_versions"]
+__all__ = ["CacheLookup", "DataCache", "atomic_write", "cache_key", "package_versions",
+           "remove_stale_temporaries"]
 
 _FORMAT = 1
 _VERSIONED = ("numpy", "scipy", "matplotlib", "mpmath", "sympy", "single-location-regression")
@@ -68,11 +69,42 @@ class CacheLookup:
     reason: str = ""
 
 
+def _temporary_name(path: Path) -> Path:
+    # A fresh hidden name in the same folder (so os.replace is atomic) that names the writing
+    # process, so that a later run can tell a live writer's file from debris.
+    return path.parent / f".{path.name}.{os.getpid()}-{secrets.token_hex(8)}.tmp"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by someone else
+        return True
+    return True
+
+
+def remove_stale_temporaries(folder) -> list[Path]:
+    """Delete the temporary files of ``atomic_write`` in ``folder`` whose writing process is gone
+    (left by a killed run); returns what was deleted. Files of live processes are kept."""
+    removed = []
+    for tmp in Path(folder).glob(".*.tmp") if Path(folder).is_dir() else ():
+        pid_text = tmp.name.rsplit(".", 2)[-2].split("-")[0]
+        if pid_text.isdigit() and not _alive(int(pid_text)):
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()
+                removed.append(tmp)
+    return removed
+
+
 def atomic_write(path: Path, write) -> None:
-    """Call ``write(fileobj)`` on a temporary file next to ``path``, then move it into place."""
-    # A fresh hidden name in the same folder (so os.replace is atomic), created with the
-    # default permissions (unlike mkstemp's 0600): the outputs are meant to be shared.
-    tmp = path.parent / f".{path.name}.{secrets.token_hex(8)}.tmp"
+    """Call ``write(fileobj)`` on a temporary file next to ``path``, then move it into place.
+
+    The temporary file is removed if anything fails or the process is stopped (SIGTERM and
+    Ctrl-C raise); after SIGKILL it is removed by ``remove_stale_temporaries`` on the next run."""
+    # Created with the default permissions (unlike mkstemp's 0600): the outputs are meant to be shared.
+    tmp = _temporary_name(path)
     try:
         with open(tmp, "xb") as fh:
             write(fh)
@@ -102,6 +134,47 @@ def _checked_arrays(data) -> dict:
     return arrays
 
 
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _array_problem(name, entry) -> str | None:
+    if not isinstance(entry, dict) or not isinstance(entry.get("dtype"), str):
+        return f"array {name!r}: no dtype string"
+    try:
+        dtype = np.dtype(entry["dtype"])
+    except TypeError:
+        return f"array {name!r}: dtype {entry['dtype']!r} unknown"
+    if dtype.hasobject:
+        return f"array {name!r}: object dtype"
+    shape = entry.get("shape")
+    if not isinstance(shape, list) or not all(_is_int(n) and n >= 0 for n in shape):
+        return f"array {name!r}: shape {shape!r} is not a list of sizes"
+    return None
+
+
+def _sidecar_problem(meta) -> str | None:
+    """What is wrong with a parsed sidecar, or None: every field ``load`` relies on is checked
+    for its type, so a malformed sidecar is reported as corrupt, never raised or trusted."""
+    if not isinstance(meta, dict):
+        return f"a JSON object is needed, got {type(meta).__name__}"
+    if meta.get("format") != _FORMAT or not _is_int(meta.get("format")):
+        return f"format {meta.get('format')!r} is not {_FORMAT}"
+    for field, kind in (("key", str), ("recipe", str), ("source_hash", str), ("npz_sha256", str),
+                        ("params", dict), ("arrays", dict)):
+        if not isinstance(meta.get(field), kind):
+            return f"{field} is not a {kind.__name__}"
+    if not _is_int(meta.get("seed")):
+        return "seed is not an integer"
+    if not meta["arrays"]:
+        return "no arrays listed"
+    for name, entry in meta["arrays"].items():
+        problem = _array_problem(name, entry)
+        if problem:
+            return problem
+    return None
+
+
 @dataclasses.dataclass(frozen=True)
 class DataCache:
     """An on-disk cache of dicts of arrays in ``directory`` (created on first save)."""
@@ -117,6 +190,9 @@ class DataCache:
             return CacheLookup("missing", reason="no entry")
         try:
             meta = json.loads(json_path.read_text())
+            problem = _sidecar_problem(meta)
+            if problem:
+                return CacheLookup("corrupt", reason=f"sidecar malformed ({problem})")
             stored_key = meta["key"]
             rebuilt = cache_key(meta["recipe"], meta["source_hash"], meta["params"], meta["seed"])
             expected_arrays = meta["arrays"]

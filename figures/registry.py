@@ -33,7 +33,7 @@ import inspect
 import pkgutil
 from typing import Callable
 
-__all__ = ["Recipe", "discover_recipes", "select"]
+__all__ = ["Recipe", "discover_recipes", "public_modules", "select", "unique_names"]
 
 RECIPE_PACKAGE = "figures.recipes"
 
@@ -84,25 +84,39 @@ class Recipe:
                    source_hash=hashlib.sha256(f"{source}:{depends}".encode()).hexdigest())
 
 
+def public_modules(package_name: str) -> list:
+    """The modules of a package whose names do not start with '_', imported: the one discovery
+    of recipes (``figures.recipes``) and claims (``figures.verify.claims``)."""
+    package = importlib.import_module(package_name)
+    return [importlib.import_module(f"{package_name}.{info.name}")
+            for info in pkgutil.iter_modules(package.__path__) if not info.name.startswith("_")]
+
+
+def unique_names(items, kind: str) -> list:
+    """``items``, after checking that their names are unique."""
+    names = [item.name for item in items]
+    if len(set(names)) != len(names):
+        raise ValueError(f"{kind} names must be unique, got {names}")
+    return items
+
+
 def discover_recipes() -> list[Recipe]:
     """All recipes of ``figures/recipes/``, sorted by name."""
-    package = importlib.import_module(RECIPE_PACKAGE)
-    recipes = [Recipe.from_module(importlib.import_module(f"{RECIPE_PACKAGE}.{info.name}"))
-               for info in pkgutil.iter_modules(package.__path__) if not info.name.startswith("_")]
-    names = [r.name for r in recipes]
-    if len(set(names)) != len(names):
-        raise ValueError(f"recipe names must be unique, got {names}")
-    return sorted(recipes, key=lambda r: r.name)
+    recipes = [Recipe.from_module(module) for module in public_modules(RECIPE_PACKAGE)]
+    return sorted(unique_names(recipes, "recipe"), key=lambda r: r.name)
 
 
-def select(items, only, *, kind: str = "recipe"):
+def select(items, only, *, kind: str = "recipe", flag: str = "--only"):
     """The items whose ``name`` is in ``only`` (names, possibly comma-separated); all if empty."""
     if not only:
         return list(items)
     wanted = [n.strip() for entry in only for n in entry.split(",") if n.strip()]
+    if not wanted:
+        raise ValueError(f"{flag} {','.join(only)!r} is not allowed: it names no {kind}; give names "
+                         "separated by commas, or leave the flag out to select all")
     known = {item.name for item in items}
     unknown = [n for n in wanted if n not in known]
     if unknown:
-        raise ValueError(f"--only {','.join(unknown)} is not allowed: unknown {kind} name; "
+        raise ValueError(f"{flag} {','.join(unknown)} is not allowed: unknown {kind} name; "
                          f"choose from {', '.join(sorted(known))}")
     return [item for item in items if item.name in wanted]
