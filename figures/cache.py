@@ -1,7 +1,9 @@
 """Cache of computed figure data: ``<stem>.npz`` plus a JSON sidecar ``<stem>.json``.
 
-The key of an entry is the SHA-256 of the canonical JSON of (recipe name, hash of the recipe's
-source, parameters, seed), so editing a recipe or changing a parameter makes the entry stale.
+The key of an entry is the SHA-256 of the canonical JSON of (recipe name, hash of the code the
+recipe runs (``figures.codehash``: the recipe and every project module it imports,
+transitively), parameters, seed, versions of the packages that can change the numbers), so
+editing any of that code, changing a parameter or upgrading numpy makes the entry stale.
 The sidecar records the key and its ingredients, the package versions, the creation time,
 the name, dtype and shape of every array and the SHA-256 of the ``.npz`` bytes.
 
@@ -31,7 +33,7 @@ import numpy as np
 __all__ = ["CacheLookup", "DataCache", "atomic_write", "cache_key", "package_versions",
            "remove_stale_temporaries"]
 
-_FORMAT = 1
+_FORMAT = 2  # 2: package versions in the key
 _VERSIONED = ("numpy", "scipy", "matplotlib", "mpmath", "sympy", "single-location-regression")
 
 
@@ -43,9 +45,12 @@ def _canonical_json(obj) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=False, default=refuse)
 
 
-def cache_key(name: str, source_hash: str, params: dict, seed: int) -> str:
-    """SHA-256 hex digest of the canonical JSON of the entry's ingredients."""
-    text = _canonical_json({"recipe": name, "source_hash": source_hash, "params": params, "seed": seed})
+def cache_key(name: str, source_hash: str, params: dict, seed: int, versions: dict | None = None) -> str:
+    """SHA-256 hex digest of the canonical JSON of the entry's ingredients; ``versions``: the
+    package versions (default: those installed, ``package_versions()``)."""
+    versions = package_versions() if versions is None else versions
+    text = _canonical_json({"recipe": name, "source_hash": source_hash, "params": params, "seed": seed,
+                            "versions": versions})
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -161,7 +166,7 @@ def _sidecar_problem(meta) -> str | None:
     if meta.get("format") != _FORMAT or not _is_int(meta.get("format")):
         return f"format {meta.get('format')!r} is not {_FORMAT}"
     for field, kind in (("key", str), ("recipe", str), ("source_hash", str), ("npz_sha256", str),
-                        ("params", dict), ("arrays", dict)):
+                        ("params", dict), ("arrays", dict), ("versions", dict)):
         if not isinstance(meta.get(field), kind):
             return f"{field} is not a {kind.__name__}"
     if not _is_int(meta.get("seed")):
@@ -194,7 +199,7 @@ class DataCache:
             if problem:
                 return CacheLookup("corrupt", reason=f"sidecar malformed ({problem})")
             stored_key = meta["key"]
-            rebuilt = cache_key(meta["recipe"], meta["source_hash"], meta["params"], meta["seed"])
+            rebuilt = cache_key(meta["recipe"], meta["source_hash"], meta["params"], meta["seed"], meta["versions"])
             expected_arrays = meta["arrays"]
             digest = meta["npz_sha256"]
         except (OSError, ValueError, KeyError, TypeError) as exc:
@@ -202,7 +207,7 @@ class DataCache:
         if rebuilt != stored_key:
             return CacheLookup("corrupt", reason="sidecar edited (its key does not match its contents)")
         if stored_key != key:
-            return CacheLookup("stale", reason="recipe source or parameters changed")
+            return CacheLookup("stale", reason="recipe code, parameters or package versions changed")
         try:
             raw = npz_path.read_bytes()
         except OSError as exc:
@@ -224,7 +229,8 @@ class DataCache:
              params: dict, seed: int) -> Path:
         """Write ``data`` atomically, npz first and sidecar last; returns the npz path."""
         arrays = _checked_arrays(data)
-        if cache_key(recipe, source_hash, params, seed) != key:
+        versions = package_versions()
+        if cache_key(recipe, source_hash, params, seed, versions) != key:
             raise ValueError(f"key={key!r} is not the key of recipe={recipe!r} with these parameters")
         Path(self.directory).mkdir(parents=True, exist_ok=True)
         npz_path, json_path = self.paths(stem)
@@ -234,7 +240,7 @@ class DataCache:
         atomic_write(npz_path, lambda fh: fh.write(raw))
         meta = {
             "format": _FORMAT, "key": key, "recipe": recipe, "source_hash": source_hash,
-            "params": params, "seed": seed, "versions": package_versions(),
+            "params": params, "seed": seed, "versions": versions,
             "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "arrays": {name: {"dtype": arr.dtype.str, "shape": list(arr.shape)} for name, arr in arrays.items()},
             "npz_sha256": hashlib.sha256(raw).hexdigest(),

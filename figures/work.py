@@ -30,6 +30,7 @@ class RunOptions:
     quick: bool = False
     force: bool = False
     seed: int = 0
+    show_progress: bool = True
 
 
 def item_kind(item) -> str:
@@ -57,10 +58,10 @@ def _find(kind: str, name: str):
 def run_item(item, options: RunOptions):
     """Run one item in this process: a ``RecipeOutcome`` for a recipe, a ``ClaimResult`` for a claim."""
     if item_kind(item) == "figure":
-        from .runner import run_recipe
+        from .runner import progress_factory, run_recipe
 
-        return run_recipe(item, paths=options.paths, quick=options.quick, force=options.force,
-                          progress=progress_module.bar)
+        bars = progress_module.bar if options.show_progress else progress_factory(False)
+        return run_recipe(item, paths=options.paths, quick=options.quick, force=options.force, progress=bars)
     return item(quick=options.quick, seed=options.seed)
 
 
@@ -84,6 +85,8 @@ def run_items(items, options: RunOptions, *, jobs: int = 1, echo=print, display:
     """
     items = list(items)
     pooled = jobs > 1 and len(items) > 1
+    if display is False:
+        options = dataclasses.replace(options, show_progress=False)
     with progress_module.LiveDisplay(len(items), enabled=display, desc="slr",
                                      context=worker_context() if pooled else None) as live:
         write = live.write if live.enabled else echo

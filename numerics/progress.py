@@ -23,12 +23,13 @@ __all__ = ["ForwardedBar", "LiveDisplay", "attach_queue", "bar", "task_started"]
 
 _MIN_INTERVAL = 0.2  # seconds between two messages of one bar
 _QUEUE = None        # set in a worker process by attach_queue
+_IN_WORKER = False   # a pool worker never draws on the terminal itself
 
 
 def attach_queue(q) -> None:
-    """In a worker process: send progress messages to ``q`` (None: keep them local)."""
-    global _QUEUE
-    _QUEUE = q
+    """In a worker process: send progress messages to ``q`` (None: drop them)."""
+    global _QUEUE, _IN_WORKER
+    _QUEUE, _IN_WORKER = q, True
 
 
 def _send(kind: str, *payload) -> None:
@@ -90,7 +91,7 @@ class ForwardedBar:
 
 def bar(iterable=None, **kwargs):
     """A progress bar: forwarded to the parent in a pool worker, else tqdm on a terminal."""
-    if _QUEUE is not None:
+    if _IN_WORKER:
         return ForwardedBar(iterable, **kwargs)
     from tqdm.auto import tqdm
 
