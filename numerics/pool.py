@@ -32,7 +32,7 @@ import sys
 import threading
 import time
 
-__all__ = ["Terminated", "WorkerPool", "available_cores", "default_jobs", "ordered_map", "worker_context"]
+__all__ = ["Terminated", "WorkerPool", "available_cores", "ordered_map", "worker_context"]
 
 _PR_SET_PDEATHSIG = 1   # from <linux/prctl.h>
 _WATCHDOG_PERIOD = 0.5  # seconds between two looks at the parent process id
@@ -45,9 +45,6 @@ def available_cores() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux
         return max(1, os.cpu_count() or 1)
-
-
-default_jobs = available_cores
 
 
 def worker_context():
