@@ -82,6 +82,10 @@ def write_api_pages() -> None:
             # every object twice; the package page shows its docstring, the modules the members.
             body += [] if ispkg else ["   :members:", "   :undoc-members:"]
             _write(GENERATED / "api" / f"{name}.rst", "\n".join(body) + "\n")
+    current = {f"{name}.rst" for package in API_PACKAGES for name, _ in public_modules(package)}
+    for stale in (GENERATED / "api").glob("*.rst"):  # modules moved or removed since the last build
+        if stale.name not in current:
+            stale.unlink()
     _write(GENERATED / "api.md", "\n".join(lines))
 
 
