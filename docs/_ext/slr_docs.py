@@ -162,7 +162,7 @@ def verbatim_docstring(app, what, name, obj, options, lines) -> None:
     if not lines:
         return
     cited = sorted(set(MATH_LINK.findall("\n".join(lines))))
-    body = ["::", ""] + [f"   {line}" if line else "" for line in lines] + [""]
+    body = [".. code-block:: text", ""] + [f"   {line}" if line else "" for line in lines] + [""]
     if cited:
         links = ", ".join(f"`{page}.md#{anchor} <../../math/{page}.html#{anchor}>`__" for page, anchor in cited)
         body += [f"Derivation: {links}", ""]
