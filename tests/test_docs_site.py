@@ -64,7 +64,7 @@ def browser(tmp_path_factory):
     options.binary_location = chromium
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run",
-                 "--disable-dev-shm-usage", "--window-size=1200,1600",
+                 "--disable-dev-shm-usage", "--window-size=1400,1600",
                  f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}"):
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
