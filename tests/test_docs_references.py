@@ -15,6 +15,7 @@ references on the built HTML.
 from __future__ import annotations
 
 import ast
+import importlib
 import os
 import re
 from pathlib import Path
@@ -33,6 +34,7 @@ PAGE_LINK = re.compile(r"\]\(([\w./-]+?\.md)(?:#([\w-]+))?\)")
 HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$")
 TEST_ROLE = re.compile(r"\{test\}`([^`]+)`")
 CLAIM_ROLE = re.compile(r"\{claim\}`([^`]+)`")
+PYTHON_NAME = re.compile(r"`((?:theory|numerics|figures)(?:\.\w+)+)`")
 
 
 def github_slug(title: str) -> str:
@@ -135,3 +137,31 @@ def test_checks_detect_a_dangling_reference(tmp_path):
     page.write_text("# Title\n\n## Some section\n\n```\n# not a heading\n```\n")
     assert anchors(page) == {"title", "some-section"}
     assert "not-a-heading" not in anchors(page)
+
+
+def _resolves(dotted: str) -> bool:
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        try:
+            for attr in parts[cut:]:
+                obj = getattr(obj, attr)
+        except AttributeError:
+            return False
+        return True
+    return False
+
+
+def test_python_names_cited_by_the_pages_exist():
+    """`theory.x`, `numerics.y.z`, `figures.w` named in the documentation pages can be imported."""
+    bad = []
+    for source in sorted(DOCS.rglob("*.md")):
+        if any(part in SKIP_DIRS for part in source.relative_to(DOCS).parts):
+            continue
+        for name in sorted(set(PYTHON_NAME.findall(source.read_text()))):
+            if not _resolves(name):
+                bad.append(f"{source.relative_to(ROOT)}: {name}")
+    assert not bad, "names that do not exist (moved or renamed?):\n" + "\n".join(bad)
