@@ -106,7 +106,7 @@ def plot_training_panels(data: dict, p: dict):
     for ax in (axes[0, 0], axes[0, 1], axes[1, 1]):
         ax.xaxis.set_major_locator(MaxNLocator(5))  # step counts up to 200,000 must not overlap
     init = "uniform on M" if p["init"] == "manifold" else "uniform on the sphere"
-    fig.suptitle(f"{p['experiment']} (SPEC §8 row {p['row'] + 1}): exact population PGD, init {init}, "
+    fig.suptitle(f"{p['experiment']}: exact population PGD, init {init}, "
                  f"d = {p['d']}, L = {p['L']}, γ = √½, {_lam_text(p)}, α = {p['alpha']:g}, "
                  f"{p['steps']:,} steps, {p['n_runs']} runs")
     return fig

@@ -1,4 +1,4 @@
-"""Paper Theorem 1 at the oracle (k, v) = (k*, v*): the oracle-risk formula (SPEC §6)."""
+"""Paper Theorem 1 at the oracle (k, v) = (k*, v*): the oracle-risk formula (docs/math/baselines.md#oracle-risk)."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def oracle_matches_expectation(quick: bool, rng) -> Check:
 
 
 @claim("theorem1-oracle-general",
-       "Theorem 1: the oracle-risk formula equals the general closed form (SPEC §5) at "
+       "Theorem 1: the oracle-risk formula equals the general closed form (docs/math/risk.md#closed-form-population-risk) at "
        "kappa = nu = 1, theta = eta = rho = 0")
 def oracle_matches_general_form(quick: bool, rng) -> Check:
     from theory import Overlaps, oracle_risk, population_risk
