@@ -31,7 +31,7 @@ def patch(target, change):
 
 def _off_m_gradient(monkeypatch):
     # A constant 1e-9 in R_theta: theta drifts by ~alpha 1e-9 per step, far above 8 u per step.
-    import numerics.pgd_vectors as pv
+    import numerics.dynamics.pgd_vectors as pv
 
     original = pv.risk_grad_from_arrays
 
@@ -68,7 +68,7 @@ def _symbolic_rates(monkeypatch):
 
 
 def _drop_orthogonal(monkeypatch):
-    import numerics.sgd_reduced as sr
+    import numerics.sgd.reduced as sr
 
     draw = sr._draw_chunk
 
@@ -90,7 +90,7 @@ def _reordering_executor(monkeypatch):
 
 
 def _shifted_flow(monkeypatch):
-    import numerics.sgd_experiment as se
+    import numerics.sgd.experiment as se
 
     flow = se.overlap_flow
     monkeypatch.setattr(se, "overlap_flow", lambda *a, **k: dataclasses.replace(
@@ -130,19 +130,19 @@ CORRUPTIONS = {
                                         lambda f: (lambda L, g: 1.5 * f(L, g))),
     "bayes-quadrature-montecarlo": patch("theory.bayes.bayes_risk_quad", _replace_result("value", 1.05)),
     "bayes-risk-ordering": patch("theory.baselines.oracle_best_lambda", _replace_result("risk", 0.8)),
-    "definition1-overlap-vs-vector": patch("numerics.pgd_vectors.vector_pgd", lambda f: (
+    "definition1-overlap-vs-vector": patch("numerics.dynamics.pgd_vectors.vector_pgd", lambda f: (
         lambda *a, alpha, **k: f(*a, alpha=np.asarray(alpha) * (1 + 1e-6), **k))),
     "invariance-of-M": patch("figures.verify.claims.definition1._manifold_points", lambda f: (
         lambda rng, n: {**f(rng, n), "theta": np.full(n, 1e-12)})),
-    "theorem5-convergence": patch("numerics.pgd.pgd_map", lambda f: (lambda alpha, *a: f(-alpha, *a))),
+    "theorem5-convergence": patch("numerics.dynamics.pgd.pgd_map", lambda f: (lambda alpha, *a: f(-alpha, *a))),
     "theorem5-distance-to-M": _off_m_gradient,
     "invariance-of-M-symbolic": _symbolic_invariance,
     "fixed-points-on-M-symbolic": _symbolic_fixed_points,
     "oracle-local-rates": _symbolic_rates,
-    "pgd-to-flow-order-1": patch("numerics.pgd.pgd_map", lambda f: (lambda alpha, *a: f(alpha * 1.01, *a))),
-    "initial-overlap-law": patch("numerics.initial.sample_initial_overlaps", lambda f: (
+    "pgd-to-flow-order-1": patch("numerics.dynamics.pgd.pgd_map", lambda f: (lambda alpha, *a: f(alpha * 1.01, *a))),
+    "initial-overlap-law": patch("numerics.dynamics.initial.sample_initial_overlaps", lambda f: (
         lambda d, n_runs, rng, on_manifold=False: f(d + 2, n_runs, rng, on_manifold))),
-    "fixed-points-on-M-numerical": patch("numerics.manifold_dynamics.manifold_flow_velocity", lambda f: (
+    "fixed-points-on-M-numerical": patch("numerics.dynamics.phase_portrait.manifold_flow_velocity", lambda f: (
         lambda *a, **k: tuple(-x for x in f(*a, **k)))),
     "lambda-c-finite-differences": patch("theory.stability.critical_lambda", _replace_result("lam_c", 1 + 1e-4)),
     "lambda-c-limit": patch("theory.stability.critical_lambda", lambda f: (

@@ -31,10 +31,10 @@ def _tilted(problem, k_star, v_star):
 def _linear_losses_mc(problem, n: int, rng):
     """Monte-Carlo risks of Prop 3's coefficients beta_l = gamma^2 v* / (gamma^2 + L - 1) and of the
     tilted coefficients (``_tilted``), on the same sequences; returns (estimates, (k*, v*))."""
-    from numerics.geometry import random_orthonormal
+    from numerics.montecarlo.geometry import random_orthonormal
 
-    task = require("numerics.task")
-    RunningMean = require("numerics.montecarlo").RunningMean
+    task = require("numerics.montecarlo.task")
+    RunningMean = require("numerics.montecarlo.population_risk").RunningMean
     k_star, v_star = random_orthonormal(int(problem.d), 2, rng)
     g2 = float(problem.gamma) ** 2
     weight = g2 / (g2 + float(problem.L) - 1.0)
@@ -62,7 +62,7 @@ def linear_risk_matches_monte_carlo(quick: bool, rng) -> Check:
         exacts += [float(baselines.linear_risk(problem)),
                    baselines.linear_predictor_risk(problem, _tilted(problem, k_star, v_star), k_star, v_star)]
     return z_test_check(
-        method=f"z-test: Monte-Carlo risks (n = {n}, sequences from numerics.task) of Prop 3's "
+        method=f"z-test: Monte-Carlo risks (n = {n}, sequences from numerics.montecarlo.task) of Prop 3's "
                f"coefficients vs theory.baselines.linear_risk, and of the same coefficients plus 0.5 v* "
                f"on token 1 vs theory.baselines.linear_predictor_risk (J uniform), at {len(problems)} "
                "random problems (d <= 20, L <= 12)",
