@@ -91,7 +91,7 @@ def reduced_equals_full_in_law(quick: bool, rng) -> Check:
     detected = p_power < level
     # Quick mode: the power is reported, not required (small samples); full mode requires it.
     underpowered = not quick and not detected
-    measured = -math.log10(p_min)
+    measured = -math.log10(p_min) if p_min > 0 else math.inf  # a p-value below the float range
     caveat = ("quick mode: small samples, power reported but not required"
               if quick else "full mode: power required")
     return Check(
