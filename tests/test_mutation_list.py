@@ -51,7 +51,6 @@ def test_named_tests_and_claims_exist():
 
 def test_no_snippet_cites_the_specification_by_section():
     # Section references in strings are rewritten project-wide; a mutant must not depend on them.
-    # Section references (§) were rewritten project-wide into docs/math/<page>.md#<anchor> citations.
     assert not [m.id for m in MUTANTS.MUTANTS if "§" in m.original or "§" in m.replacement]
 
 
