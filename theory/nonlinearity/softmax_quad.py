@@ -14,10 +14,10 @@ L - 1 noise tokens are i.i.d., so the product is a few distinct transforms times
 M_noise[n=0, F=1]. Exact at every finite d, L >= 1, lambda > 0 and feasible overlaps.
 
 Numerics: tau runs over [tau_lo, tau_hi] outside which the integrand is below 1e-20 of its bound
-(``_tau_range``), in panels of width max(1, lambda min(sd_a) / 8); each M is integrated over z with
+(``_tau_range``), in panels of width max(2, lambda min(sd_a) / 4); each M is integrated over z with
 panels of width <= 1 in z and 2 in x = lambda a - tau over x in [-46, 6] (g_n's transition;
 g_n(x) <= e^(n x) < 1e-20 below, <= e^(-400) above). Value: Gauss-Legendre with (16, 16) nodes per
-(tau, z) panel; error estimate: |Q16 - Q8| plus a roundoff floor of 64 ulps of the integral of
+(tau, z) panel; error estimate: |Q16 - Q12| plus a roundoff floor of 64 ulps of the integral of
 the |.| bounds, and the 1e-20 relative truncations.
 """
 
@@ -31,7 +31,7 @@ from .gauss import Z_MAX, informative_law, noise_law, panel_rule, z_breaks
 
 __all__ = ["risk_softmax", "grad_softmax", "laplace_expectation", "ORDERS"]
 
-ORDERS = (8, 16)
+ORDERS = (12, 16)
 _EPS = np.finfo(float).eps
 _X_STEP = 2.0
 _X_WINDOW = np.arange(-46.0, 7.0, _X_STEP)
