@@ -147,9 +147,10 @@ def _advance(KV, x, PQ, CE, alpha, u5, w5, w6, F):
     return out
 
 
-def _sgd_step(KV, x, y, lam, alpha, two_over_b, B, scale2, u_a11, u_n21, u_a22, F):
+def _sgd_step(KV, x, y, lam, alpha, two_over_b, B, scale2, u_a11, u_n21, u_a22, F,
+              coefficients=_coefficients):
     """One SGD step on KV (R, 2, 4); u_* = -alpha (a11, n21, a22)."""
-    PQ, CE = _coefficients(KV, x, y, lam, two_over_b, B)
+    PQ, CE = coefficients(KV, x, y, lam, two_over_b, B)
     u5, w5, w6 = _perp_pair(CE, scale2, u_a11, u_n21, u_a22)
     return _advance(KV, x, PQ, CE, alpha, u5, w5, w6, F)
 
@@ -170,7 +171,7 @@ def _fresh_test_risk(gens, KV, n, d, L, gamma, eps, lam):
 
 def online_sgd_reduced(problem: Problem, overlaps: Overlaps, *, alpha: float, n_steps: int,
                        batch_size: int, rng, schedule=None, log_every: int = 1, test_size: int = 0,
-                       progress: bool = False) -> SGDTrajectory:
+                       progress: bool = False, coefficients=None) -> SGDTrajectory:
     """Online SGD (``numerics.sgd_full``) simulated exactly on the overlaps (module docstring).
 
     overlaps: initial overlaps, array fields of shape (n_runs,) (e.g. from
@@ -183,9 +184,14 @@ def online_sgd_reduced(problem: Problem, overlaps: Overlaps, *, alpha: float, n_
     (``test_risk_kind = "fresh"``): exact marginal law at each step; the full simulator's fixed
     test set also correlates the steps, which this does not reproduce.
     Requires d = problem.d >= 4; no d-dimensional array is ever formed. ``progress``: a tqdm
-    bar of the steps (updated per block of pre-drawn steps).
+    bar of the steps (updated per block of pre-drawn steps). ``coefficients``: another predictor's
+    (PQ, CE) map with the signature of ``_coefficients`` (``numerics.nonlinearity.sgd``; the
+    derivation holds for any predictor of (<X_l, k>, <X_l, v>)); test_size must then be 0.
     """
     d, L, gamma, eps = check_settings(problem, alpha, n_steps, batch_size, log_every, test_size)
+    if coefficients is not None and test_size > 0:
+        raise ValueError(f"test_size={test_size!r} is not allowed with coefficients: the fresh test "
+                         "risk is the erf predictor's; use 0")
     if d < 4:
         raise ValueError(f"problem.d={d!r} is not allowed: the reduced simulator needs d >= 4 "
                          "(use numerics.sgd_full.online_sgd_full)")
@@ -219,7 +225,8 @@ def online_sgd_reduced(problem: Problem, overlaps: Overlaps, *, alpha: float, n_
         a11, n21, a22 = -alpha * a11, -alpha * n21, -alpha * a22
         for j in range(n_chunk):
             KV = _sgd_step(KV, X[:, j], Y[:, j], lam_list[start + j], alpha, two_over_b,
-                           batch_size, scale2, a11[:, j], n21[:, j], a22[:, j], work)
+                           batch_size, scale2, a11[:, j], n21[:, j], a22[:, j], work,
+                           coefficients or _coefficients)
             if start + j + 1 == target:
                 record(target)
                 target = next(next_log, -1)

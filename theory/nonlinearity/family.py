@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-from scipy.special import erf, expit
+from scipy.special import erf, erfc, expit
 
 __all__ = ["Nonlinearity", "Elementwise", "Erf", "Linear", "Tanh", "ReLU", "Sigmoid", "Softmax",
            "nonlinearity", "NONLINEARITY_NAMES"]
@@ -65,6 +65,10 @@ class Elementwise(Nonlinearity):
     def sigma_prime(self, u):
         raise NotImplementedError
 
+    def one_minus_sigma(self, u):
+        """1 - sigma(u); members override it where sigma saturates at 1 (no cancellation)."""
+        return 1.0 - self.sigma(u)
+
     def predict(self, lam, p, q):
         return np.sum(self.sigma(lam * np.asarray(p)) * q, axis=-1)
 
@@ -90,6 +94,9 @@ class Erf(Elementwise):
 
     def sigma(self, u):
         return erf(u)
+
+    def one_minus_sigma(self, u):
+        return erfc(u)
 
     def sigma_prime(self, u):
         return _TWO_OVER_SQRT_PI * np.exp(-np.square(u))
@@ -120,6 +127,9 @@ class Tanh(Elementwise):
     def sigma(self, u):
         return np.tanh(u)
 
+    def one_minus_sigma(self, u):
+        return 2.0 * expit(-2.0 * np.asarray(u, dtype=float))
+
     def sigma_prime(self, u):
         return 1.0 / np.square(np.cosh(np.clip(u, -350.0, 350.0)))
 
@@ -134,6 +144,9 @@ class Sigmoid(Elementwise):
 
     def sigma(self, u):
         return expit(u)
+
+    def one_minus_sigma(self, u):
+        return expit(-np.asarray(u, dtype=float))
 
     def sigma_prime(self, u):
         e = expit(u)

@@ -29,7 +29,7 @@ import numpy as np
 
 from .gauss import Z_MAX, informative_law, noise_law, panel_rule, z_breaks
 
-__all__ = ["risk_softmax", "grad_softmax", "laplace_expectation", "ORDERS"]
+__all__ = ["risk_softmax", "grad_softmax", "oracle_excess_softmax", "laplace_expectation", "ORDERS"]
 
 ORDERS = (12, 16)
 _EPS = np.finfo(float).eps
@@ -57,10 +57,10 @@ def _tau_rule(lam, laws, n):
     return tau, (half[:, None] * w).ravel()
 
 
-def _transforms(lam, law, tau, n, with_bound):
+def _transforms(lam, law, tau, n, with_bound, n_max=_N_MAX):
     """B[n_w](tau)[j] = int phi(z) g_{n_w}(lambda a(z) - tau) z^j dz (n_w = 0..3, j = 0..3), shape
     (T, 4, 4), and the same with |z|^j (the bounds; None unless ``with_bound``)."""
-    out = np.empty((tau.size, _N_MAX + 1, 4))
+    out = np.empty((tau.size, n_max + 1, 4))
     out_abs = np.empty_like(out) if with_bound else None
     window = lam * law.sd_a > _X_STEP   # else unit z-panels are already <= _X_STEP wide in x
     for i0 in range(0, tau.size, _CHUNK):
@@ -70,11 +70,15 @@ def _transforms(lam, law, tau, n, with_bound):
         z, wz = panel_rule(z_breaks(extra), n)
         # x > 40: exp(-e^x) = 0 exactly in float64, so clipping changes nothing and keeps e^(3x) finite
         ex = np.exp(np.minimum(lam * (law.mu_a + law.sd_a * z) - t, 40.0))
-        g = np.empty((t.shape[0], _N_MAX + 1, z.shape[1]))
+        g = np.empty((t.shape[0], n_max + 1, z.shape[1]))
         g[:, 0] = np.exp(-ex) * wz
-        for k in range(1, _N_MAX + 1):
+        for k in range(1, n_max + 1):
             np.multiply(g[:, k - 1], ex, out=g[:, k])
-        zp = np.stack([np.ones_like(z), z, z * z, z * z * z], axis=-1)
+        zp = np.empty((*z.shape, 4))
+        zp[..., 0] = 1.0
+        zp[..., 1] = z
+        np.multiply(z, z, out=zp[..., 2])
+        np.multiply(zp[..., 2], z, out=zp[..., 3])
         out[i0:i0 + _CHUNK] = g @ zp
         if with_bound:
             out_abs[i0:i0 + _CHUNK] = g @ np.abs(zp)
@@ -84,9 +88,9 @@ def _transforms(lam, law, tau, n, with_bound):
 class _Token:
     """One-token transforms M[n, p, q](tau) and their |.| bounds, computed on demand."""
 
-    def __init__(self, lam, law, tau, n, with_bound):
+    def __init__(self, lam, law, tau, n, with_bound, n_max):
         self.law = law
-        self.B, self.B_abs = _transforms(lam, law, tau, n, with_bound)
+        self.B, self.B_abs = _transforms(lam, law, tau, n, with_bound, n_max)
         self._cache = {}
 
     def __call__(self, n, p=0, q=0):
@@ -111,8 +115,9 @@ def _assignments(n_free, targets):
     return rec(0, 0)
 
 
-def laplace_expectation(fixed, free, L, tokens):
+def laplace_expectation(fixed, free, L, tokens, noise_only=False):
     """E[prod_fixed * prod over free factors of sum over all tokens], as (integrand, bound) over tau.
+    ``noise_only``: the free sums run over the L - 1 noise tokens only.
 
     fixed: {"I": (n, p, q), "N": (n, p)} factors w^n b^p y^q on the informative token and on one
     given noise token; free: [(n, p), ...] factors w_m^n b_m^p each summed over m = 1..L.
@@ -121,7 +126,8 @@ def laplace_expectation(fixed, free, L, tokens):
     avail = L - 1 - (1 if "N" in fixed else 0)
     total = np.zeros_like(tokens["I"](0)[0])
     bound = np.zeros_like(total)
-    for assign in _assignments(len(free), ["I"] + (["N"] if "N" in fixed else [])):
+    targets = ([] if noise_only else ["I"]) + (["N"] if "N" in fixed else [])
+    for assign in _assignments(len(free), targets):
         slots = {key: list(val) + [0] * (3 - len(val)) for key, val in fixed.items()}
         n_new = len({t for t in assign if isinstance(t, int)})
         for (n, p), t in zip(free, assign):
@@ -151,7 +157,7 @@ def laplace_expectation(fixed, free, L, tokens):
     return total, bound
 
 
-def _evaluate(problem, overlaps, exprs, orders=ORDERS):
+def _evaluate(problem, overlaps, exprs, orders=ORDERS, n_max=_N_MAX):
     """Integrate each expression ``expr(E) -> [(coef, integrand, bound)]`` at ``orders`` (the last
     gives the value; with a single order the error estimate is nan)."""
     d, L, gamma, lam = float(problem.d), int(problem.L), float(problem.gamma), float(problem.lam)
@@ -163,9 +169,10 @@ def _evaluate(problem, overlaps, exprs, orders=ORDERS):
     for n in orders:
         tau, w = _tau_rule(lam, laws, n)
         last = n == orders[-1]
-        tokens = {"I": _Token(lam, li, tau, n, last)}
-        tokens["N"] = _Token(lam, ln, tau, n, last) if L >= 2 else None
-        E = lambda fixed, free=(): laplace_expectation(fixed, list(free), L, tokens)
+        tokens = {"I": _Token(lam, li, tau, n, last, n_max)}
+        tokens["N"] = _Token(lam, ln, tau, n, last, n_max) if L >= 2 else None
+        E = lambda fixed, free=(), noise_only=False: laplace_expectation(fixed, list(free), L, tokens,
+                                                                        noise_only)
         for name, expr in exprs.items():
             terms = expr(E, s, L, gamma, lam)
             value = sum(c * float(v @ w) for c, (v, _) in terms)
@@ -186,9 +193,31 @@ def _risk_terms(E, s, L, gamma, lam):
 
 def risk_softmax(problem, overlaps):
     """(R, abserr) for the softmax member by the Laplace route (module docstring). Scalars only."""
-    value, err = _evaluate(problem, overlaps, {"R": _risk_terms})["R"]
+    value, err = _evaluate(problem, overlaps, {"R": _risk_terms}, n_max=2)["R"]
     eps2g2 = float(problem.eps) ** 2 + float(problem.gamma) ** 2
     return eps2g2 + value, err + 2.0 * _EPS * eps2g2
+
+
+def _oracle_excess_terms(E, s, L, gamma, lam):
+    # (y - T)^2 = ((1 - w_1) y - sum_{l>=2} w_l b_l)^2 with v = v* (b_1 = y), 1 - w_1 = sum_{l>=2} w_l
+    if L < 2:
+        return []
+    return [(1.0, E({"I": (0, 0, 2)}, [(1, 0), (1, 0)], True)),
+            (-2.0, E({"I": (0, 0, 1)}, [(1, 0), (1, 1)], True)),
+            (1.0, E({}, [(1, 1), (1, 1)], True))]
+
+
+def oracle_excess_softmax(problem, with_error=True):
+    """(R - eps^2, abserr) at the oracle (k, v) = (k*, v*) as a sum of non-negative terms (module
+    docstring; docs/math/nonlinearities.md#the-oracle): no cancellation, relative accuracy.
+    Without ``with_error`` only the order-12 rule is evaluated (relative error below ~1e-10 in the
+    tests; abserr nan; for searches over lambda)."""
+    from theory.parameters import Overlaps
+
+    if problem.L < 2:
+        return 0.0, 0.0
+    orders = ORDERS if with_error else ORDERS[:1]
+    return _evaluate(problem, Overlaps.oracle(), {"E": _oracle_excess_terms}, orders, n_max=2)["E"]
 
 
 def _grad_terms(E, s, L, gamma, lam):
