@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from numerics.task import attention_predictor
+from numerics import attention_predictor
 from theory.nonlinearity import NONLINEARITY_NAMES, Nonlinearity, nonlinearity
 
 EPS = np.finfo(float).eps

@@ -1,16 +1,16 @@
 """Online SGD for other members: the reduced simulator against the full one, for softmax
-(numerics.nonlinearity.sgd; the hooks of numerics.sgd_reduced and numerics.sgd_full)."""
+(numerics.nonlinearity.sgd; the hooks of numerics.sgd.reduced and numerics.sgd.full)."""
 
 import numpy as np
 import pytest
 from scipy.stats import ks_2samp
 
-import numerics.sgd_reduced as sr
-from numerics.geometry import vectors_from_overlaps
+import numerics.sgd.reduced as sr
+from numerics import vectors_from_overlaps
 from numerics.nonlinearity.sgd import (MinibatchLossGrad, ReducedCoefficients, online_sgd_full_sigma,
                                        online_sgd_reduced_sigma)
-from numerics.sgd_full import _sphere_step, minibatch_loss_grad, sample_batch
-from numerics.sgd_reduced import cholesky_coordinates
+from numerics.sgd.full import _sphere_step, minibatch_loss_grad, sample_batch
+from numerics.sgd.reduced import cholesky_coordinates
 from theory import OVERLAP_NAMES, Overlaps, Problem
 
 EPS = np.finfo(float).eps

@@ -13,9 +13,8 @@ import dataclasses
 
 import numpy as np
 
-from numerics.flow import FlowTrajectory, _integrate, _lam_of_t
-from numerics.overlap_algebra import flow_velocity, pgd_map
-from numerics.pgd import PGDResult
+from numerics import FlowTrajectory, PGDResult, flow_velocity, pgd_map
+from numerics.dynamics.flow import _integrate, _lam_of_t
 from theory.nonlinearity import nonlinearity, population_risk_sigma, risk_grad_sigma
 from theory.parameters import OVERLAP_NAMES, Overlaps, Problem
 
@@ -45,7 +44,7 @@ def overlap_pgd_sigma(initial, problem: Problem, sigma, *, alpha: float, steps: 
     """PGD (paper Definition 1) on the overlaps of one run with member ``sigma``, constant lambda.
 
     Logs step 0, the multiples of ``log_every`` and the last step, with the excess risk R - eps^2
-    (arrays of shape (n_log, 1), as ``numerics.pgd.PGDResult``). Raises FloatingPointError if an
+    (arrays of shape (n_log, 1), as ``numerics.PGDResult``). Raises FloatingPointError if an
     iterate becomes non-finite.
     """
     for name, value, low in (("steps", steps, 0), ("log_every", log_every, 1)):
@@ -73,7 +72,7 @@ def overlap_pgd_sigma(initial, problem: Problem, sigma, *, alpha: float, steps: 
 
 def overlap_flow_sigma(initial, problem: Problem, sigma, *, t_end, lam=None, method="LSODA",
                        rtol=1e-8, atol=1e-10, delta=None, terminal=False, t_eval=None) -> FlowTrajectory:
-    """The five-overlap gradient flow (``numerics.flow.overlap_flow``) for member ``sigma``.
+    """The five-overlap gradient flow (``numerics.overlap_flow``) for member ``sigma``.
 
     ``lam``: None (problem.lam), a number or a callable of the flow time. The default tolerances
     are looser than the erf flow's (1e-10/1e-12), above the quadrature's accuracy of the partials.

@@ -1,9 +1,9 @@
 """Population risk of any member of the family by Monte Carlo (docs/math/nonlinearities.md#monte-carlo).
 
-The tokens are drawn by the toolkit's span-reduced sampler (``numerics.task.sample_sequences``
-with (k, v, k*, v*) from ``numerics.geometry.vectors_from_overlaps`` in R^4): exact in law for
+The tokens are drawn by the toolkit's span-reduced sampler (``numerics.sample_sequences``
+with (k, v, k*, v*) from ``numerics.vectors_from_overlaps`` in R^4): exact in law for
 every member, since each sees X only through <X_l, k> and <X_l, v> and Y only through <X_J, v*>
-(the argument of ``numerics.montecarlo``). The loss (Y - T_sigma(X))^2 is averaged over n
+(the argument of ``numerics.population_risk_mc``). The loss (Y - T_sigma(X))^2 is averaged over n
 sequences with ``RunningMean``. Siblings: ``theory.nonlinearity.population_risk_sigma_quad``.
 """
 
@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from numerics.geometry import vectors_from_overlaps
-from numerics.montecarlo import Estimate, RunningMean
-from numerics.task import sample_sequences
+from numerics import Estimate, sample_sequences, vectors_from_overlaps
+from numerics.montecarlo.population_risk import RunningMean
 from theory.nonlinearity import nonlinearity
 from theory.parameters import Overlaps, Problem
 
 __all__ = ["population_risk_sigma_mc", "predictor_sigma"]
 
-_MAX_BATCH_FLOATS = 2**22   # token coordinates per batch (32 MiB), as numerics.montecarlo
+_MAX_BATCH_FLOATS = 2**22   # token coordinates per batch (32 MiB), as numerics.population_risk_mc
 
 
 def predictor_sigma(X, k, v, lam, sigma="erf"):

@@ -4,7 +4,7 @@ minibatch gradient (docs/math/nonlinearities.md#online-sgd).
 The loss is (1/B) sum_b (Y_b - T(X_b))^2 with Euclidean gradients g_k = sum_bl c_bl X_bl,
 g_v = sum_bl e_bl X_bl, c_bl = (2/B) r_b dT/dp_bl, e_bl = (2/B) r_b dT/dq_bl, r_b = T(X_b) - Y_b,
 p = <X, k>, q = <X, v> (``Nonlinearity.predict_grads``). The reduced simulator's derivation
-(``numerics.sgd_reduced`` module docstring) uses only that the gradients are combinations of the
+(``numerics.sgd.reduced`` module docstring) uses only that the gradients are combinations of the
 tokens with coefficients computed from the in-frame parts of the tokens, which holds for every
 predictor of (<X_l, k>, <X_l, v>): the same exactness in law for every member.
 """
@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from numerics.sgd_full import online_sgd_full
-from numerics.sgd_reduced import online_sgd_reduced
+from numerics import online_sgd_full, online_sgd_reduced
 from theory.nonlinearity import nonlinearity
 
 __all__ = ["ReducedCoefficients", "MinibatchLossGrad", "online_sgd_reduced_sigma",
@@ -58,10 +57,10 @@ class MinibatchLossGrad:
 
 
 def online_sgd_reduced_sigma(problem, overlaps, sigma, **kwargs):
-    """``numerics.sgd_reduced.online_sgd_reduced`` for member ``sigma`` (test_size must be 0)."""
+    """``numerics.online_sgd_reduced`` for member ``sigma`` (test_size must be 0)."""
     return online_sgd_reduced(problem, overlaps, coefficients=ReducedCoefficients(sigma), **kwargs)
 
 
 def online_sgd_full_sigma(problem, k, v, k_star, v_star, sigma, **kwargs):
-    """``numerics.sgd_full.online_sgd_full`` for member ``sigma`` (test_size must be 0)."""
+    """``numerics.online_sgd_full`` for member ``sigma`` (test_size must be 0)."""
     return online_sgd_full(problem, k, v, k_star, v_star, loss_grad=MinibatchLossGrad(sigma), **kwargs)

@@ -4,7 +4,7 @@
 Claim: for every predictor T(X) = sum_l phi_l(a_1, ..., a_L) b_l (every member of the family:
 element-wise phi_l = sigma(lambda a_l), softmax phi_l = w_l), R(kappa, nu, theta, eta, rho) =
 R(kappa, nu, -theta, -eta, -rho). Hence R_theta, R_eta, R_rho are odd under that flip and vanish
-on M, and PGD and the flow (``numerics.overlap_algebra``) keep M invariant. No oddness of sigma is
+on M, and PGD and the flow (``numerics.dynamics.overlap_steps``) keep M invariant. No oddness of sigma is
 needed (the paper's erf argument, Section 3, uses it; the symmetry below does not).
 
 Proof (each step checked symbolically by ``m_invariance_proof``):
