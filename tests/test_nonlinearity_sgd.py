@@ -107,3 +107,19 @@ def test_sigma_simulators_reject_a_test_set(rng):
     with pytest.raises(ValueError, match="test_size"):
         online_sgd_reduced_sigma(Problem(d=10, lam=1.0), _tile(START, 2), "softmax", alpha=0.01,
                                  n_steps=1, batch_size=1, rng=rng, test_size=10)
+
+
+def test_training_summary_for_erf_is_the_papers_sgd_experiment():
+    """sgd_training_sigma("erf") runs the same initialisations and streams as numerics.sgd_runs;
+    the two gradient implementations differ by summation order only (1e-16 per step, 300 steps)."""
+    import dataclasses
+
+    from numerics import PAPER_SGD, sgd_runs
+    from numerics.nonlinearity.training import sgd_training_sigma
+
+    config = dataclasses.replace(PAPER_SGD, n_steps=300, n_runs=3, test_size=0, log_every=300)
+    ours = sgd_training_sigma("erf", config=config, seed=5)
+    theirs = sgd_runs(config, np.random.SeedSequence(5).spawn(3))
+    assert np.max(np.abs(ours.abs_kappa - np.abs(theirs.kappa[-1]))) <= 1e-12
+    assert np.max(np.abs(ours.abs_nu - np.abs(theirs.nu[-1]))) <= 1e-12
+    assert ours.excess.shape == (3,) and np.all(ours.excess > 0)
