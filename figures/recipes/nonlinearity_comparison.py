@@ -19,9 +19,6 @@ NAME = "nonlinearity_comparison"
 TITLE = "Oracle excess risk at the best lambda vs d for erf, linear, tanh, relu, sigmoid, softmax; Bayes; linear"
 COST = 40
 SEED = 20251130
-DEPENDS = ("numerics.nonlinearity.comparison", "theory.nonlinearity.oracle",
-           "theory.nonlinearity.softmax_quad", "theory.nonlinearity.elementwise_quad",
-           "theory.nonlinearity.gauss", "theory.nonlinearity.family", "theory.bayes", "theory.baselines")
 
 _STYLE = {"erf": ("#000000", "-"), "linear": ("#999999", "--"), "tanh": ("#009E73", "-"),
           "relu": ("#CC79A7", "-."), "sigmoid": ("#E69F00", ":"), "softmax": ("#D55E00", "-")}
