@@ -9,6 +9,8 @@ from __future__ import annotations
 import concurrent.futures
 import os
 
+from numerics.kernels import blas_threads_per_worker, limit_blas_threads
+
 __all__ = ["apply_task", "default_jobs", "ordered_map"]
 
 
@@ -36,7 +38,11 @@ def ordered_map(fn, items, *, jobs: int = 1, on_result=None) -> list:
             if on_result is not None:
                 on_result(results[-1])
         return results
-    with concurrent.futures.ProcessPoolExecutor(max_workers=min(jobs, len(items))) as pool:
+    workers = min(jobs, len(items))
+    # workers x BLAS threads <= cores (one BLAS pool per core would oversubscribe the machine)
+    with concurrent.futures.ProcessPoolExecutor(
+            max_workers=workers, initializer=limit_blas_threads,
+            initargs=(blas_threads_per_worker(workers),)) as pool:
         futures = [pool.submit(fn, x) for x in items]
         if on_result is not None:
             for future in concurrent.futures.as_completed(futures):

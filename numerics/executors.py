@@ -87,7 +87,12 @@ def _executor(executor):
         if executor == 1:
             yield _Serial()
         else:
-            with concurrent.futures.ProcessPoolExecutor(max_workers=int(executor)) as pool:
+            from .kernels import blas_threads_per_worker, limit_blas_threads
+
+            # workers x BLAS threads <= cores
+            with concurrent.futures.ProcessPoolExecutor(
+                    max_workers=int(executor), initializer=limit_blas_threads,
+                    initargs=(blas_threads_per_worker(int(executor)),)) as pool:
                 yield pool
     elif hasattr(executor, "get_executor"):  # a dask.distributed Client
         yield executor.get_executor()

@@ -160,8 +160,9 @@ class _LazyExpansion:
         return type(c)(c.scalars[:, i][:, cols], c.gl_x2[i][cols], c.gl_w[i][cols])
 
 
-def _iterate(state, logs, log_at, lam, first, cols, d, L, gamma, alpha, start_step, end):
-    """The inner loop of ``overlap_pgd``: fills ``logs`` in place."""
+def _iterate(state, logs, log_steps, lam, first, cols, d, L, gamma, alpha, start_step, end):
+    """The inner loop of ``overlap_pgd`` (the NumPy reference route): fills ``logs`` in place."""
+    log_at = {int(t): j for j, t in enumerate(log_steps)}
     per_run = _per_run(lam, len(cols))
     for t0 in range(start_step, end + 1, _BLOCK):
         t1 = min(t0 + _BLOCK, end + 1)
@@ -212,6 +213,10 @@ def _iterate_kernel(state, logs, log_steps, lam, first, cols, d, L, gamma, alpha
     logs[:, 6] = lam_log
 
 
+# The inner loop of each engine (same signature; a table, so that tests can swap a route).
+_ROUTES = {"kernel": _iterate_kernel, "numpy": _iterate}
+
+
 def overlap_pgd(initial, *, d, L=10, gamma=np.sqrt(0.5), eps=0.0, lam, alpha, steps: int,
                 log_every: int = 1, start_step: int = 0, engine: str = "kernel") -> PGDResult:
     """Run population PGD from ``initial`` for ``steps`` steps.
@@ -246,15 +251,11 @@ def overlap_pgd(initial, *, d, L=10, gamma=np.sqrt(0.5), eps=0.0, lam, alpha, st
     log_steps = np.unique(np.r_[start_step, np.arange(0, end + 1, log_every), end])
     log_steps = log_steps[log_steps >= start_step]
     logs = np.empty((len(log_steps), 7, n_runs))  # 5 overlaps, excess risk, lambda
-    log_at = {int(t): j for j, t in enumerate(log_steps)}
     first, cols = _groups(lam, n_runs, d, L, gamma)
     try:
         with np.errstate(over="raise", invalid="raise", divide="raise"):
-            if engine == "kernel":
-                _iterate_kernel(state, logs, log_steps, lam, first, cols, d, L, gamma, alpha,
-                                start_step, end)
-            else:
-                _iterate(state, logs, log_at, lam, first, cols, d, L, gamma, alpha, start_step, end)
+            _ROUTES[engine](state, logs, log_steps, lam, first, cols, d, L, gamma, alpha,
+                            start_step, end)
     except FloatingPointError as err:
         raise FloatingPointError(f"PGD iterate became non-finite ({err}): step size alpha too "
                                  "large for this lambda and d?") from None

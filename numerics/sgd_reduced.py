@@ -76,7 +76,9 @@ def _draw_chunk(streams, n, d, B, L, gamma, eps):
     Bartlett variables (a11, n21, a22), each (R, n). streams[i] = (tokens, extra, chi2_a, chi2_b)
     of run i: each is consumed in order, so a run's numbers do not depend on the chunking."""
     R, m = len(streams), d - 4  # m: Wishart degrees of freedom
-    X = np.stack([s[0].standard_normal((n, 4, B * L)) for s in streams])
+    X = np.empty((R, n, 4, B * L))
+    for s, out in zip(streams, X):
+        s[0].standard_normal(out=out)  # fills out in C order: the numbers of shape (n, 4, B L)
     X[..., ::L] *= gamma
     X[:, :, 0, ::L] += np.sqrt(d / 2.0)
     extra = np.stack([s[1].standard_normal((n, B + 1)) for s in streams])

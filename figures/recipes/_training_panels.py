@@ -30,7 +30,7 @@ __all__ = ["DEPENDS", "experiment_params", "compute_training_panels", "recipe_fu
 
 # Modules whose source keys the cache of every training recipe (besides the recipe itself).
 DEPENDS = ("figures.recipes._training_panels", "numerics.experiments", "numerics.pgd",
-           "numerics.lean_partials", "numerics.overlap_algebra", "numerics.initial",
+           "numerics.lean_partials", "numerics.overlap_algebra", "numerics.kernels.pgd_step", "numerics.initial",
            "numerics.schedules", "numerics.manifold_dynamics", "numerics.flow", "theory.risk",
            "theory.zeta")
 

@@ -23,7 +23,7 @@ NAME = "phase_portrait"
 TITLE = "Gradient flow on M in (kappa, nu): field, fixed points and their type, PGD trajectories"
 SEED = 20250102
 DEPENDS = ("theory.risk", "theory.zeta", "numerics.pgd", "numerics.initial", "numerics.manifold_dynamics",
-           "numerics.flow")
+           "numerics.flow", "numerics.kernels.pgd_step")
 
 
 def params(quick: bool) -> dict:

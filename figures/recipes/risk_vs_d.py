@@ -24,7 +24,7 @@ TITLE = "Risk vs d: Bayes, oracle attention (best and prescribed lambda), linear
 COST = 6  # seconds of a full compute, measured; orders slr reproduce's work
 SEED = 20250302
 DEPENDS = ("numerics.risk_vs_d", "theory.bayes", "numerics.bayes_mc", "theory.baselines", "theory.risk",
-           "theory.zeta", "numerics.montecarlo", "theory.corollary2")
+           "theory.zeta", "numerics.montecarlo", "theory.corollary2", "numerics.kernels.montecarlo_step")
 
 _SIZES = {
     True: {"n_curve": 10, "n_points": 4, "n_bayes_mc": 4_000, "n_oracle_mc": 4_000, "d_quad_max": 100},

@@ -31,7 +31,8 @@ TITLE = "Mean online-SGD trajectories approach the population gradient flow at r
 COST = 13  # seconds of a full compute, measured; orders slr reproduce's work
 SEED = 20250116
 DEPENDS = ("numerics.sgd_experiment", "numerics.sgd_reduced", "numerics.sgd_trajectory", "numerics.executors",
-           "numerics.flow", "numerics.overlap_algebra", "numerics.schedules", "theory.parameters",
+           "numerics.kernels.sgd_step", "numerics.flow", "numerics.overlap_algebra", "numerics.schedules",
+           "theory.parameters",
            "theory.risk", "theory.zeta", "theory.special")
 
 _START = {"kappa": 0.3, "nu": 0.2, "theta": 0.1, "eta": -0.1, "rho": 0.15}

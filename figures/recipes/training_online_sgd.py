@@ -36,7 +36,8 @@ COST = 40  # seconds of a full compute, measured; orders slr reproduce's work
 SEED = 20250115
 # Modules whose source changes the numbers (the panel helper only draws: not a dependency).
 DEPENDS = ("numerics.sgd_experiment", "numerics.sgd_reduced", "numerics.sgd_trajectory", "numerics.executors",
-           "numerics.initial", "numerics.schedules", "numerics.manifold_dynamics", "numerics.flow",
+           "numerics.kernels.sgd_step", "numerics.initial", "numerics.schedules", "numerics.manifold_dynamics",
+           "numerics.flow",
            "theory.parameters", "theory.risk", "theory.zeta", "theory.special")
 
 _ROW = 4                # SPEC §8, fifth row
