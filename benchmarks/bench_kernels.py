@@ -1,11 +1,11 @@
 """Per-step cost of the compiled kernels against the NumPy reference routes, and the project's
 end-to-end times, side by side in one run, each with the machine's load.
 
-- PGD (``numerics.pgd.overlap_pgd``, d = 400, L = 10, gamma^2 = 1/2): one run and 30 runs, constant
+- PGD (``numerics.dynamics.pgd.overlap_pgd``, d = 400, L = 10, gamma^2 = 1/2): one run and 30 runs, constant
   lambda = 0.1 (alpha = 4e-3) and the paper's schedule lambda_t = 1/(1 + 1e-4 t);
-- reduced online SGD (``numerics.sgd_reduced.online_sgd_reduced``, the paper's settings d = 80,
+- reduced online SGD (``numerics.sgd.reduced.online_sgd_reduced``, the paper's settings d = 80,
   L = 10, B = 5, schedule from lambda = 2, alpha = 1e-3, no test set): one run and 30 runs;
-- span-reduced Monte-Carlo risk (``numerics.montecarlo.population_risk_mc``, d = 400, L = 10);
+- span-reduced Monte-Carlo risk (``numerics.montecarlo.population_risk.population_risk_mc``, d = 400, L = 10);
 - the authors' compiled PGD step, ~80 us per run-step, as quoted in issue 15 (not measured here);
 - ``--reproduce``: cold ``slr reproduce`` (empty output folder) wall and CPU time of the child;
 - ``--pytest``: the default ``python -m pytest`` wall and CPU time.
@@ -30,11 +30,8 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from numerics.initial import sample_initial_overlaps  # noqa: E402
-from numerics.montecarlo import population_risk_mc  # noqa: E402
-from numerics.pgd import overlap_pgd  # noqa: E402
-from numerics.schedules import PaperSchedule  # noqa: E402
-from numerics.sgd_reduced import online_sgd_reduced  # noqa: E402
+from numerics import (PaperSchedule, online_sgd_reduced, overlap_pgd, population_risk_mc,  # noqa: E402
+                      sample_initial_overlaps)
 from theory import Overlaps, Problem  # noqa: E402
 
 AUTHORS_PGD_US = 80.0  # the authors' compiled PGD step, per run-step, as quoted in issue 15

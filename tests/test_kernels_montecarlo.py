@@ -1,6 +1,6 @@
 """The compiled Monte-Carlo loss (numerics/kernels/montecarlo_step.py) against the NumPy route.
 
-Same draws (``numerics.task.sequence_draws``); each loss (Y - T)^2 is computed by the same
+Same draws (``numerics.montecarlo.task.sequence_draws``); each loss (Y - T)^2 is computed by the same
 operations except the order of the sums over r coordinates and L tokens and the erf of the C
 library: each of Y and T is off by at most ~(r + L) ulps of the sum of the magnitudes of its
 terms, S = |Y| + sum_l |<X_l, v>|, so the loss by 2 (r + L) eps S |Y - T| + O(eps^2), and so is

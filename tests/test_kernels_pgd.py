@@ -10,13 +10,11 @@ steps the overlaps agree to within n * 8 eps (docs/math/kernels.md#pgd); measure
 import numpy as np
 import pytest
 
-import numerics.pgd as pgd_module
-from numerics.experiments import PAPER_EXPERIMENTS, initial_overlaps
-from numerics.initial import sample_initial_overlaps
+import numerics.dynamics.pgd as pgd_module
+from numerics import PAPER_EXPERIMENTS, PaperSchedule, overlap_pgd, sample_initial_overlaps
+from numerics.dynamics.experiments import initial_overlaps
+from numerics.dynamics.risk_partials import lambda_constants
 from numerics.kernels.pgd_step import GL_NODES, GL_WEIGHTS, N_CONSTANTS, _constants
-from numerics.lean_partials import lambda_constants
-from numerics.pgd import overlap_pgd
-from numerics.schedules import PaperSchedule
 from theory.parameters import OVERLAP_NAMES, Overlaps
 
 EPS = np.finfo(float).eps

@@ -1,6 +1,6 @@
 """The compiled reduced-SGD step (numerics/kernels/sgd_step.py) against the NumPy reference route.
 
-Same random numbers (drawn by NumPy on both routes, ``numerics.sgd_reduced._draw_chunk``), same
+Same random numbers (drawn by NumPy on both routes, ``numerics.sgd.reduced._draw_chunk``), same
 formulas in the same order; they differ where erf and exp round differently and in the summation
 order of the sums over the B L tokens: at most ~B L ulps of O(1) quantities per step, added up at
 most linearly over n steps (docs/math/kernels.md#reduced-sgd): the overlaps agree to within
@@ -10,10 +10,7 @@ most linearly over n steps (docs/math/kernels.md#reduced-sgd): the overlaps agre
 import numpy as np
 import pytest
 
-from numerics.initial import sample_initial_overlaps
-from numerics.schedules import PaperSchedule
-from numerics.sgd_experiment import PAPER_SGD
-from numerics.sgd_reduced import online_sgd_reduced
+from numerics import PAPER_SGD, PaperSchedule, online_sgd_reduced, sample_initial_overlaps
 from theory import OVERLAP_NAMES, Overlaps, Problem
 
 EPS = np.finfo(float).eps

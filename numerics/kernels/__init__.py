@@ -1,9 +1,9 @@
 """Compiled kernels (numba, cached on disk, compiled lazily) of the toolkit's hot loops.
 
 Each kernel is the inner loop of a NumPy reference route, transcribed operation by operation:
-``pgd_kernel`` (``numerics.pgd.overlap_pgd``), ``sgd_reduced_kernel``
-(``numerics.sgd_reduced.online_sgd_reduced``) and ``span_risk_kernel``
-(``numerics.montecarlo.population_risk_mc``). The public functions choose with
+``pgd_kernel`` (``numerics.dynamics.pgd.overlap_pgd``), ``sgd_reduced_kernel``
+(``numerics.sgd.reduced.online_sgd_reduced``) and ``span_risk_kernel``
+(``numerics.montecarlo.population_risk.population_risk_mc``). The public functions choose with
 ``engine="kernel"`` (default) or ``engine="numpy"`` (the reference); both give the same numbers to
 round-off (``docs/math/kernels.md``). Kernels draw no random numbers: NumPy generators draw the
 streams and the kernels consume them, so the seeds mean the same on both routes.

@@ -1,9 +1,9 @@
 """Compiled loss of the span-reduced Monte-Carlo risk (``numerics.montecarlo``).
 
-From the random numbers of ``numerics.task.sequence_draws`` (locations J, normals Z, noise xi),
+From the random numbers of ``numerics.montecarlo.task.sequence_draws`` (locations J, normals Z, noise xi),
 per sequence: the informative token X_J = s k* + gamma Z_J, the target Y = <X_J, v*> + eps xi,
 the attention output T = sum_l erf(lambda <X_l, k>) <X_l, v> and the loss (Y - T)^2, in the
-order of ``numerics.task.sample_sequences`` and ``numerics.task.attention_predictor``; only the
+order of ``numerics.montecarlo.task.sample_sequences`` and ``numerics.montecarlo.task.attention_predictor``; only the
 order of the short sums (r coordinates, L tokens) may differ from NumPy's (bound and test in
 ``docs/math/kernels.md#monte-carlo``). One pass over the draws, no (n, L, r) temporaries.
 """

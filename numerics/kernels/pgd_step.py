@@ -1,8 +1,8 @@
-"""Compiled overlap PGD: ``numerics.pgd.overlap_pgd``'s inner loop for all runs, with schedules.
+"""Compiled overlap PGD: ``numerics.dynamics.pgd.overlap_pgd``'s inner loop for all runs, with schedules.
 
-Per run and step: the constants of ``numerics.lean_partials.lambda_constants`` at (d, L, gamma,
+Per run and step: the constants of ``numerics.dynamics.risk_partials.lambda_constants`` at (d, L, gamma,
 lambda_t) (recomputed only when lambda_t changes), the five partials of
-``numerics.lean_partials.partials`` and the map ``numerics.overlap_algebra.pgd_map``, each
+``numerics.dynamics.risk_partials.partials`` and the map ``numerics.dynamics.overlap_steps.pgd_map``, each
 transcribed operation by operation in the same order. The IEEE-rounded operations (+, -, *, /,
 sqrt) therefore give the same bits; erf and exp come from the C library instead of SciPy/NumPy
 (each within an ulp or two), which is where the two routes part, at round-off (bound and test in
@@ -22,7 +22,7 @@ __all__ = ["pgd_kernel", "N_CONSTANTS", "GL_NODES", "GL_WEIGHTS"]
 
 N_CONSTANTS = 30
 GL_NODES, GL_WEIGHTS = np.polynomial.legendre.leggauss(20)
-# The same float64 values as numerics.lean_partials and theory.special (computed the same way).
+# The same float64 values as numerics.dynamics.risk_partials and theory.special (computed the same way).
 _LOG_TWO_OVER_SQRT_PI = float(np.log(2.0 / np.sqrt(np.pi)))
 _TWO_OVER_SQRT_PI = float(2.0 / np.sqrt(np.pi))
 
@@ -72,7 +72,7 @@ def _constants(d, L, gamma, lam, nodes, weights, out, gl_x2, gl_w):
 
 @jit
 def _partials(c, gl_x2, gl_w, kappa, nu, theta, eta, rho):
-    """``numerics.lean_partials.partials`` at one point; c: the 30 constants."""
+    """``numerics.dynamics.risk_partials.partials`` at one point; c: the 30 constants."""
     A = c[0] * kappa
     a = A * c[2]
     u = A * c[1]
@@ -106,7 +106,7 @@ def _partials(c, gl_x2, gl_w, kappa, nu, theta, eta, rho):
 
 @jit
 def _pgd_map(alpha, kappa, nu, theta, eta, rho, r_kappa, r_nu, r_theta, r_eta, r_rho):
-    """``numerics.overlap_algebra.pgd_map`` at one point."""
+    """``numerics.dynamics.overlap_steps.pgd_map`` at one point."""
     a_k = r_kappa * kappa + r_eta * eta + r_rho * rho
     a_v = r_nu * nu + r_theta * theta + r_rho * rho
     c_k = 1.0 + alpha * a_k

@@ -1,6 +1,6 @@
-"""Compiled step of the exact reduced online-SGD simulator (``numerics.sgd_reduced``).
+"""Compiled step of the exact reduced online-SGD simulator (``numerics.sgd.reduced``).
 
-One step of one run, in the notation of ``numerics.sgd_reduced``'s module docstring (steps 2-4):
+One step of one run, in the notation of ``numerics.sgd.reduced``'s module docstring (steps 2-4):
 the projections p, q of the B L tokens in the frame F, the gate erf(lambda p), the residuals and
 the gradient coefficients (c, e); the Cholesky factor of their 2x2 covariance and the Bartlett
 pair (u5; w5, w6); the projected step in the 6-dim frame, normalisation and the Gram-Schmidt step

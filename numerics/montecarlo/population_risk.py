@@ -20,7 +20,7 @@ import numpy as np
 from theory.parameters import OVERLAP_NAMES, Overlaps, Problem, gram_matrix
 
 from .geometry import vectors_from_overlaps
-from .kernels import check_engine
+from ..kernels import check_engine
 from .task import _unit_vector, attention_predictor, sample_sequences, sample_task, sequence_draws
 
 __all__ = ["Estimate", "population_risk_mc", "risk_mc_from_vectors"]
@@ -81,7 +81,7 @@ def _check_run(n, chunk):
 
 def _kernel_losses(s, gamma, eps, L, lam, k, v, k_star, v_star, m, rng, J):
     """The m losses of one batch by the compiled kernel (same draws as ``sample_sequences``)."""
-    from .kernels.montecarlo_step import span_risk_kernel
+    from ..kernels.montecarlo_step import span_risk_kernel
 
     r = k_star.size
     k, v = _unit_vector("k", k, r), _unit_vector("v", v, r)
