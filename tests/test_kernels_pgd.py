@@ -138,3 +138,20 @@ def test_paper_schedule_experiment_whole_run():
     for name in OVERLAP_NAMES:
         assert np.max(np.abs(getattr(ref, name)[-1] - getattr(ker, name)[-1])) <= tol, name
     assert np.max(np.abs(ref.excess_risk[-1] - ker.excess_risk[-1])) <= 5 * (c.d + 200) * tol
+
+
+def test_kernels_claim_passes_and_detects_a_wrong_kernel(monkeypatch):
+    """``slr verify``'s kernels-equal-reference passes; a kernel route whose step size is off by a
+    relative 1e-9 (differences ~1e-11 after 500 steps, far above 8 n eps = 9e-13) fails it."""
+    from figures.verify import discover_claims
+
+    (claim,) = [c for c in discover_claims() if c.claim_id == "kernels-equal-reference"]
+    result = claim(quick=True, seed=0)
+    assert result.status == "pass", (result.measured_text, result.details.get("traceback"))
+    kernel = pgd_module._ROUTES["kernel"]
+
+    def off(state, logs, log_steps, lam, first, cols, d, L, gamma, alpha, *rest):
+        return kernel(state, logs, log_steps, lam, first, cols, d, L, gamma, alpha * (1 + 1e-9), *rest)
+
+    monkeypatch.setitem(pgd_module._ROUTES, "kernel", off)
+    assert claim(quick=True, seed=0).status == "fail"
