@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from ..framework import Check, claim, require
-from ._common import EPS, random_overlaps, random_problem, z_test_check
+from ._common import PILOT_N, EPS, random_overlaps, random_problem, sized_estimate, z_test_check
 
 ORDER = 30
 
@@ -50,12 +50,15 @@ def closed_form_matches_quadrature(quick: bool, rng) -> Check:
     from theory.zeta import ZETA_MAX_RELATIVE_ERROR
 
     population_risk_quad = require("theory.risk_quad").population_risk_quad
-    ratios = []
+    ratios, differences, abserrs, scales = [], [], [], []
     for problem, overlaps in _points(8 if quick else 40, rng):
         q = population_risk_quad(problem, overlaps)
         closed = float(population_risk(problem, overlaps))
-        allowed = q.abserr + (_ROUNDINGS * EPS + ZETA_MAX_RELATIVE_ERROR) * closed_form_term_scale(problem, overlaps)
-        ratios.append(abs(closed - q.value) / allowed)
+        scales.append(closed_form_term_scale(problem, overlaps))
+        allowed = q.abserr + (_ROUNDINGS * EPS + ZETA_MAX_RELATIVE_ERROR) * scales[-1]
+        differences.append(abs(closed - q.value))
+        abserrs.append(float(q.abserr))
+        ratios.append(differences[-1] / allowed)
     return Check(
         method=f"theory.population_risk vs theory.risk_quad.population_risk_quad (1-D QUADPACK, "
                f"independent algebra) at {len(ratios)} random points, 1/4 on M, d up to 1e4",
@@ -64,7 +67,7 @@ def closed_form_matches_quadrature(quick: bool, rng) -> Check:
         tolerance=1.0,
         derivation="allowed = quadrature abserr + closed-form roundoff bound (32 eps + "
                    "ZETA_MAX_RELATIVE_ERROR) x sum of |terms|",
-        details={"ratios": ratios},
+        details={"ratios": ratios, "differences": differences, "quad_abserr": abserrs, "term_scale": scales},
     )
 
 
@@ -79,11 +82,14 @@ def closed_form_matches_monte_carlo(quick: bool, rng) -> Check:
 
     population_risk_mc = require("numerics.montecarlo.population_risk").population_risk_mc
     points = _points(8 if quick else 20, rng)
-    n = 40_000 if quick else 300_000
-    estimates = [population_risk_mc(problem, overlaps, n=n, rng=child)
-                 for (problem, overlaps), child in zip(points, rng.spawn(len(points)))]
+    exacts = [float(population_risk(*point)) for point in points]
+    power = dict(alpha=_ALPHA, power=_POWER, detect=_DETECT[quick])
+    run = lambda point: (lambda n, r: population_risk_mc(*point, n=n, rng=r))
+    estimates = [sized_estimate(run(point), exact, child, m=len(points), **power)
+                 for point, exact, child in zip(points, exacts, rng.spawn(len(points)))]
+    sizes = [e.n for e in estimates]
     return z_test_check(
-        method=f"z-test of numerics.montecarlo.population_risk.population_risk_mc (n = {n}) against the closed form "
-               f"at {len(points)} random points, 1/4 on M, d up to 1e4",
-        estimates=estimates, exacts=[float(population_risk(*point)) for point in points],
-        alpha=_ALPHA, power=_POWER, detect=_DETECT[quick])
+        method=f"z-test of numerics.montecarlo.population_risk.population_risk_mc against the closed form "
+               f"at {len(points)} random points, 1/4 on M, d up to 1e4; n per point ({min(sizes):,} to "
+               f"{max(sizes):,}) sized for the power target (internal pilot of {PILOT_N:,}, then top-ups)",
+        estimates=estimates, exacts=exacts, **power)
