@@ -156,6 +156,18 @@ RECOMPUTE = {
     "sgd-reduced-equals-full-in-law": _sgd_law,
     "sgd-determinism-across-executors": lambda r: (0.0, None),
     "sgd-to-flow-order-1": _sgd_flow,
+    # measured = max difference / (8 n eps for PGD, 4 B L n eps for reduced SGD) (docs/math/kernels.md)
+    "kernels-equal-reference": lambda r: (1.0, max(r.details["pgd_ratio"], r.details["sgd_ratio"])),
+    "nonlinearities-routes": _z_test,
+    # |difference| / (the two quadratures' error estimates) <= 1
+    "nonlinearities-M-invariance": lambda r: (1.0, None),
+    # |fitted - predicted| / (quadrature error estimate + 64 ulps of the terms) <= 1
+    "nonlinearities-linear-gate-rate": lambda r: (1.0, None),
+    # Jensen's lower bound / excess <= 1 + the quadrature's relative error (< 1e-10)
+    "nonlinearities-sigmoid-floor": lambda r: (1.0 + 1e-10, None),
+    # orderings: ratio <= 1, count difference <= 0
+    "nonlinearities-softmax-oracle": lambda r: (1.0, None),
+    "nonlinearities-sgd-training": lambda r: (0.0, None),
 }
 
 

@@ -43,14 +43,14 @@ def _risk_roundoff(log, d: int) -> float:
     from theory import Overlaps, Problem
     from theory.zeta import ZETA_MAX_RELATIVE_ERROR
 
-    from .theorem1_routes import _ROUNDINGS, closed_form_term_scale
+    from .theorem1_routes import ROUNDINGS, closed_form_term_scale
 
     lam = np.broadcast_to(log.lam, log.kappa.shape)
     names = ("kappa", "nu", "theta", "eta", "rho")
     scales = [closed_form_term_scale(Problem(d=d, L=10, gamma=np.sqrt(0.5), eps=0.0, lam=float(lam[i])),
                                      Overlaps(**{n: float(getattr(log, n)[i]) for n in names}))
               for i in np.ndindex(log.kappa.shape)]
-    return (_ROUNDINGS * EPS + ZETA_MAX_RELATIVE_ERROR) * max(scales)
+    return (ROUNDINGS * EPS + ZETA_MAX_RELATIVE_ERROR) * max(scales)
 
 
 @claim("definition1-overlap-vs-vector",

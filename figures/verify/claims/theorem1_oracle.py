@@ -7,6 +7,7 @@ import numpy as np
 
 from ..framework import Check, claim
 from ._common import EPS, random_problem
+from .theorem1_routes import ROUNDINGS
 
 ORDER = 20
 
@@ -14,8 +15,8 @@ _DPS = 30
 # Roundoff of a closed form: each of its terms goes through at most 32 roundings (a generous
 # count of the operations along its longest chain), and zeta is evaluated once with relative
 # error at most ZETA_MAX_RELATIVE_ERROR. Hence |error| <= (32 eps + ZETA_MAX_RELATIVE_ERROR) * S
-# with S = sum |terms| <= eps^2 + gamma^2 (1 + 2 + 1) + (L-1) zeta(0, lambda).
-_ROUNDINGS = 32
+# with S = sum |terms| <= eps^2 + gamma^2 (1 + 2 + 1) + (L-1) zeta(0, lambda). The count is the one
+# of the claim theorem1-quadrature (theorem1_routes.ROUNDINGS), written once there.
 
 
 def _points(quick: bool, rng):
@@ -61,8 +62,8 @@ def oracle_matches_expectation(quick: bool, rng) -> Check:
                f"{len(problems)} random problems (d up to 1e4, L up to 100, lambda in [0.02, 3])",
         measured=max(errors),
         measured_text=f"max |difference| / S = {max(errors) / EPS:.2f} eps (S = sum of |terms|)",
-        tolerance=_ROUNDINGS * EPS + ZETA_MAX_RELATIVE_ERROR,
-        derivation=f"float64 roundoff: {_ROUNDINGS} roundings per term + theory.zeta's declared "
+        tolerance=ROUNDINGS * EPS + ZETA_MAX_RELATIVE_ERROR,
+        derivation=f"float64 roundoff: {ROUNDINGS} roundings per term + theory.zeta's declared "
                    "relative error, times S",
         details={"relative_to_scale": errors, "differences": differences,
                  "problems": [[int(p.d), int(p.L), float(p.gamma), float(p.eps), float(p.lam)] for p in problems]},
@@ -91,8 +92,8 @@ def oracle_matches_general_form(quick: bool, rng) -> Check:
                f"({_DPS} digits) at {len(problems)} random problems (d up to 1e4, L up to 100)",
         measured=max(errors),
         measured_text=f"max |difference| / S = {max(errors) / EPS:.2f} eps (S = sum of |terms| of the general form)",
-        tolerance=_ROUNDINGS * EPS + ZETA_MAX_RELATIVE_ERROR,
-        derivation=f"float64 roundoff of the general closed form: {_ROUNDINGS} roundings per term + "
+        tolerance=ROUNDINGS * EPS + ZETA_MAX_RELATIVE_ERROR,
+        derivation=f"float64 roundoff of the general closed form: {ROUNDINGS} roundings per term + "
                    "theory.zeta's declared relative error, times S (the reference has 30 digits)",
         details={"relative_to_scale": [float(e) for e in np.asarray(errors)]},
     )

@@ -16,7 +16,7 @@ _STATEMENT = ("Theorem 1 (general form, docs/math/risk.md#closed-form-population
 # |erf'| <= 2/sqrt(pi) at 0; |erf''(x)| = (4/sqrt(pi)) |x| e^{-x^2} <= 2 sqrt(2/(pi e)) at x = 1/sqrt(2).
 _D1 = 2.0 / math.sqrt(math.pi)
 _D2 = 2.0 * math.sqrt(2.0 / (math.pi * math.e))
-_ROUNDINGS = 32   # generous count of roundings along the longest chain of one term
+ROUNDINGS = 32   # generous count of roundings along the longest chain of one term
 
 
 def closed_form_term_scale(problem, overlaps) -> float:
@@ -55,7 +55,7 @@ def closed_form_matches_quadrature(quick: bool, rng) -> Check:
         q = population_risk_quad(problem, overlaps)
         closed = float(population_risk(problem, overlaps))
         scales.append(closed_form_term_scale(problem, overlaps))
-        allowed = q.abserr + (_ROUNDINGS * EPS + ZETA_MAX_RELATIVE_ERROR) * scales[-1]
+        allowed = q.abserr + (ROUNDINGS * EPS + ZETA_MAX_RELATIVE_ERROR) * scales[-1]
         differences.append(abs(closed - q.value))
         abserrs.append(float(q.abserr))
         ratios.append(differences[-1] / allowed)
