@@ -30,7 +30,7 @@ def _risk_command(args) -> int:
         q = population_risk_quad(problem, overlaps)
         print(f"quadrature  : {q.value:.15g}  (abserr {q.abserr:.2g})")
     if args.mc:
-        from numerics.montecarlo import population_risk_mc
+        from numerics.montecarlo.population_risk import population_risk_mc
 
         est = population_risk_mc(problem, overlaps, n=args.mc, rng=np.random.default_rng(args.seed))
         print(f"Monte Carlo : {est.mean:.15g}  (stderr {est.stderr:.2g}, n {est.n})")

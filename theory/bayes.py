@@ -34,7 +34,7 @@ W = 0, where the chi^2 density has its endpoint singularity) on panels of width 
 (phi has width ~1 in ell), truncated to the [delta, 1 - delta] quantiles; the tau integral is a
 trapezoid rule with step ``h_tau`` (spectrally accurate: the integrand is smooth and decays at
 both ends). ``abserr`` = |value - value at (2 panel, 2 h_tau)| + the neglected mass.
-Exact at every finite d >= 2, L, gamma, eps. Sibling: ``numerics.bayes_mc.bayes_risk_mc``.
+Exact at every finite d >= 2, L, gamma, eps. Sibling: ``numerics.montecarlo.bayes_risk.bayes_risk_mc``.
 """
 
 from __future__ import annotations
@@ -208,12 +208,12 @@ def bayes_risk_quad(problem: Problem, panel: float = 1.0, h_tau: float = 0.25) -
     Uses d, L, gamma, eps of a scalar ``problem`` (lam is ignored: the Bayes predictor has none);
     needs d >= 2. Exact at finite d up to the reported ``abserr`` (comparison with a rule twice as
     coarse in both ell and tau, plus the neglected tail mass). L = 1 gives eps^2 exactly.
-    Where the Bhattacharyya bound on B (``theory.bayes_bound``; e.g. every gamma once d >~ 300,
-    and d = 100 unless 0.3 < gamma < 3) is below that tail error, the value is eps^2 + bound/2
+    Where the Bhattacharyya bound on B (``theory.bayes_bound``; at L = 10: every gamma once d >= 400,
+    and d = 100 unless 0.55 < gamma < 2.4) is below that tail error, the value is eps^2 + bound/2
     with abserr bound/2, at no cost. Otherwise the cost grows with the spread of ell (about
     linearly in d, and like |1 - 1/gamma^2| away from gamma = 1): ~0.1 s at d = 10, gamma = 0.7;
     spreads beyond 5e4 panels (~10 s, 0.3 GB) raise ValueError stating the bound instead.
-    Sibling: ``numerics.bayes_mc.bayes_risk_mc`` (Monte Carlo).
+    Sibling: ``numerics.montecarlo.bayes_risk.bayes_risk_mc`` (Monte Carlo).
     """
     d, L, gamma, eps = scalar_problem_fields(problem)
     for name, value in (("panel", panel), ("h_tau", h_tau)):

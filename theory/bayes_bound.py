@@ -1,6 +1,6 @@
 """An upper bound on the Bayes risk's excess over eps^2, from the Bhattacharyya coefficient.
 
-Derivation: ``docs/math/bayes_risk.md#an-upper-bound-on-the-excess``. With B = Bayes risk - eps^2
+Derivation: ``docs/math/baselines.md#an-upper-bound-on-the-bayes-excess``. With B = Bayes risk - eps^2
 (SPEC §6; ``theory.bayes``), f_1 = N(s k*, gamma^2 I_d), f_0 = N(0, I_d) and s^2 = d / 2,
 
     0 <= B <= 4 (L - 1) gamma^2 / (1 + gamma^2) * BC^2,
@@ -8,7 +8,7 @@ Derivation: ``docs/math/bayes_risk.md#an-upper-bound-on-the-excess``. With B = B
 
 BC = int sqrt(f_0 f_1) the Bhattacharyya coefficient of the two token laws. The bracket is
 >= 1/8 (its minimum, at gamma = 1), so B <= 2 (L - 1) e^{-d/8} for every gamma: the excess is
-below float64 resolution of eps^2 ~ 1 once d >~ 300, and far sooner when gamma is far from 1.
+below float64 resolution of eps^2 ~ 1 once d >~ 400, and far sooner when gamma is far from 1.
 Exact as a bound at every d >= 2, L, gamma > 0 (no asymptotics); within a factor ~10-20 of B
 where both were computed (tests/test_bayes_limits.py).
 """
