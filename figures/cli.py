@@ -13,34 +13,17 @@ from __future__ import annotations
 import argparse
 import sys
 
-import numpy as np
 
+from .commands import add_clean_parser, add_list_parser, add_risk_parser
 from .parallel import default_jobs
 from .paths import OutputPaths
-
-
-def _risk_command(args) -> int:
-    from theory import Overlaps, Problem, population_risk
-    from theory.risk_quad import population_risk_quad
-
-    problem = Problem(d=args.d, L=args.L, gamma=args.gamma, eps=args.eps, lam=args.lam)
-    overlaps = Overlaps(kappa=args.kappa, nu=args.nu, theta=args.theta, eta=args.eta, rho=args.rho)
-    print(f"closed form : {float(population_risk(problem, overlaps)):.15g}")
-    if args.quad:
-        q = population_risk_quad(problem, overlaps)
-        print(f"quadrature  : {q.value:.15g}  (abserr {q.abserr:.2g})")
-    if args.mc:
-        from numerics.montecarlo import population_risk_mc
-
-        est = population_risk_mc(problem, overlaps, n=args.mc, rng=np.random.default_rng(args.seed))
-        print(f"Monte Carlo : {est.mean:.15g}  (stderr {est.stderr:.2g}, n {est.n})")
-    return 0
+from .provenance import project_version
 
 
 def _figure_plan(args):
     from .registry import discover_recipes, select
 
-    paths = OutputPaths.resolve(args.out, args.cache)
+    paths = OutputPaths.resolve(args.out, args.cache, quick=args.quick)
     recipes = select(discover_recipes(), args.only)
     print(f"slr figures: {len(recipes)} recipe(s), {'quick' if args.quick else 'full'} mode")
     return paths, recipes
@@ -57,7 +40,7 @@ def _verify_plan(args):
     from .registry import select
     from .verify import discover_claims
 
-    paths = OutputPaths.resolve(args.out, getattr(args, "cache", None))
+    paths = OutputPaths.resolve(args.out, getattr(args, "cache", None), quick=args.quick)
     claims = select(discover_claims(), args.only_claim, kind="claim")
     print(f"slr verify: {len(claims)} claim(s), {'quick' if args.quick else 'full'} mode, seed {args.seed}")
     return paths, claims
@@ -70,6 +53,13 @@ def _verify_done(results, paths, args) -> bool:
                        quick=args.quick, seed=args.seed))
     print(f"{summary_line(results)}; report in {paths.verification_md} and {paths.verification_json.name}")
     return all(r.ok for r in results)
+
+
+def _dry_run(args, recipes=(), claims=()) -> int:
+    from .commands.status import dry_run
+
+    paths = OutputPaths.resolve(args.out, getattr(args, "cache", None), quick=args.quick)
+    return dry_run(recipes, claims, paths, quick=args.quick, force=getattr(args, "force", False))
 
 
 def _figures(args) -> bool:
@@ -91,10 +81,14 @@ def _verify(args) -> bool:
 
 
 def _figures_command(args) -> int:
+    if args.dry_run:
+        return _dry_run(args, recipes=_figure_plan(args)[1])
     return 0 if _figures(args) else 1
 
 
 def _verify_command(args) -> int:
+    if args.dry_run:
+        return _dry_run(args, claims=_verify_plan(args)[1])
     return 0 if _verify(args) else 1
 
 
@@ -125,6 +119,8 @@ def _reproduce_in_one_pool(args) -> tuple[bool, bool]:
 
 
 def _reproduce_command(args) -> int:
+    if args.dry_run:
+        return _dry_run(args, recipes=_figure_plan(args)[1], claims=_verify_plan(args)[1])
     if args.jobs > 1:
         figures_ok, verify_ok = _reproduce_in_one_pool(args)
     else:
@@ -145,7 +141,10 @@ def _add_output_flags(p, *, cache: bool = True) -> None:
     p.add_argument("--out", metavar="DIR", help="output folder (default: <checkout or cwd>/out)")
     if cache:
         p.add_argument("--cache", metavar="DIR", help="cache of computed data (default: <out>/cache)")
-    p.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
+    p.add_argument("--quick", action="store_true",
+                   help="small sizes, for a smoke run; outputs go to <out>/quick, apart from the full ones")
+    p.add_argument("-n", "--dry-run", action="store_true",
+                   help="say what would be computed, taken from the cache or run, and why; do nothing")
     p.add_argument("--jobs", type=_positive_int, default=default_jobs(), metavar="N",
                    help="worker processes (default: the cores available, here %(default)s); "
                         "results do not depend on it")
@@ -169,20 +168,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="slr",
         description="Companion toolkit of 'Attention layers provably solve single-location regression'.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {project_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
-    risk = sub.add_parser("risk", help="population risk at given parameters and overlaps")
-    risk.add_argument("--d", type=int, required=True, help="token dimension")
-    risk.add_argument("--L", type=int, default=10, help="number of tokens (default 10)")
-    risk.add_argument("--gamma", type=float, default=np.sqrt(0.5), help="default sqrt(1/2)")
-    risk.add_argument("--eps", type=float, default=0.0, help="output noise (default 0)")
-    risk.add_argument("--lam", type=float, required=True, help="lambda, the erf inverse temperature")
-    for name, default in (("kappa", None), ("nu", None), ("theta", 0.0), ("eta", 0.0), ("rho", 0.0)):
-        risk.add_argument(f"--{name}", type=float, default=default, required=default is None)
-    risk.add_argument("--quad", action="store_true", help="also by quadrature")
-    risk.add_argument("--mc", type=int, default=0, metavar="N", help="also by Monte Carlo with N samples")
-    risk.add_argument("--seed", type=int, default=0, help="seed of the Monte-Carlo route")
-    risk.set_defaults(func=_risk_command)
-
+    add_risk_parser(sub)
     figures = sub.add_parser("figures", help="regenerate the figures (PNG and PDF in <out>/figures)")
     _add_output_flags(figures)
     _add_figure_flags(figures)
@@ -198,6 +186,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_figure_flags(reproduce)
     _add_verify_flags(reproduce, "--only-claim")
     reproduce.set_defaults(func=_reproduce_command)
+    add_list_parser(sub)
+    add_clean_parser(sub)
     return parser
 
 

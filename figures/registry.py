@@ -3,7 +3,9 @@
 A recipe module defines
 
     NAME: str                    the figure's file name (``<out>/figures/<NAME>.png``/``.pdf``)
-    TITLE: str                   one line saying what the figure shows
+    TITLE: str                   the figure's title: the paper's experiment (or what it shows)
+    CAPTION: str                 (optional) a caption line for a paper or the gallery, written
+                                 into the files' metadata (default: the title)
     SEED: int                    root seed of ``compute``
     DEPENDS: tuple[str, ...]     (optional) modules whose source also keys the cache (the
                                  module's own source keys it too, except its ``plot`` function)
@@ -68,6 +70,7 @@ class Recipe:
     source_hash: str
     skip_reason: Callable | None = None
     cost: float = 0.0
+    caption: str = ""
 
     @classmethod
     def from_module(cls, module) -> "Recipe":
@@ -80,7 +83,7 @@ class Recipe:
         depends = _source_digest(getattr(module, "DEPENDS", ()))
         return cls(name=module.NAME, title=module.TITLE, seed=int(module.SEED), params=module.params,
                    compute=module.compute, plot=module.plot, skip_reason=getattr(module, "skip_reason", None),
-                   cost=float(getattr(module, "COST", 0.0)),
+                   cost=float(getattr(module, "COST", 0.0)), caption=str(getattr(module, "CAPTION", "")),
                    source_hash=hashlib.sha256(f"{source}:{depends}".encode()).hexdigest())
 
 

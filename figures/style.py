@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 from types import MappingProxyType
 
-__all__ = ["STYLE", "figure_style", "PALETTE", "draw_fixed_points"]
+__all__ = ["STYLE", "figure_style", "PALETTE", "draw_fixed_points", "mark_quick"]
 
 # Colour-blind safe (Okabe-Ito); one colour per route of the toolkit.
 PALETTE = MappingProxyType({
@@ -64,3 +64,12 @@ def draw_fixed_points(ax, points, kinds, *, label: str, seen: set, size: float =
         ax.plot(k, n, marker, ms=size, mfc=face, mec="black", mew=edge, clip_on=False, zorder=5,
                 label=f"{label}: {kind}" if kind not in seen else None)
         seen.add(kind)
+
+
+QUICK_MARK = "QUICK RUN: smoke-test sizes, not the paper's figure"
+
+
+def mark_quick(fig) -> None:
+    """Stamp a quick (smoke-run) figure so that it is never mistaken for the full one."""
+    fig.text(0.5, 1.0, QUICK_MARK, ha="center", va="bottom", fontsize=9, fontweight="bold",
+             color=PALETTE["monte_carlo"], transform=fig.transFigure)
