@@ -11,9 +11,9 @@ import time
 
 import numpy as np
 
-from numerics.bayes_mc import bayes_risk_mc
-from numerics.geometry import random_orthonormal
-from numerics.ols import ols_risk_mc
+from numerics.montecarlo.bayes_risk import bayes_risk_mc
+from numerics.montecarlo.geometry import random_orthonormal
+from numerics.montecarlo.ols import ols_risk_mc
 from theory import Problem
 from theory.baselines import attention_linear_crossover, oracle_best_lambda
 from theory.bayes import bayes_risk_quad

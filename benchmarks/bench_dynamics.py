@@ -2,8 +2,8 @@
 PGD), run together in one vectorised loop. Run: python benchmarks/bench_dynamics.py [--summary]
 
 Prints wall and CPU time (goal: < 30 s in total on 2 cores), the per-step cost, the split between
-the gradient (numerics.lean_partials) and the update (numerics.overlap_algebra), and the alignment
-summaries; with --summary also the measurements beyond Theorem 5 (numerics.beyond_theorem).
+the gradient (numerics.dynamics.risk_partials) and the update (numerics.dynamics.overlap_steps), and the alignment
+summaries; with --summary also the measurements beyond Theorem 5 (numerics.dynamics.stalls).
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ import time
 
 import numpy as np
 
-from numerics.beyond_theorem import beyond_theorem_summary
-from numerics.experiments import PAPER_EXPERIMENTS, run_population_experiments, summarize_alignment
-from numerics.initial import sample_initial_overlaps
-from numerics.lean_partials import lambda_constants, partials
-from numerics.overlap_algebra import pgd_map
+from numerics.dynamics.stalls import beyond_theorem_summary
+from numerics.dynamics.experiments import PAPER_EXPERIMENTS, run_population_experiments, summarize_alignment
+from numerics.dynamics.initial import sample_initial_overlaps
+from numerics.dynamics.risk_partials import lambda_constants, partials
+from numerics.dynamics.overlap_steps import pgd_map
 
 
 def per_call(fun, n=3000):

@@ -3,7 +3,7 @@
 - closed form: ``theory.risk.risk_from_arrays`` on 1e6 random points (goal: >= 1e6 points/s),
   with a breakdown of where its time goes (zeta and its two branches, erf, exp, arithmetic);
 - quadrature: ``theory.risk_quad.population_risk_quad``, points per second;
-- Monte Carlo: ``numerics.montecarlo.population_risk_mc``, sequences and tokens per second
+- Monte Carlo: ``numerics.montecarlo.population_risk.population_risk_mc``, sequences and tokens per second
   (span-reduced route and full-dimensional route).
 
 Points are drawn as in tests/test_risk_routes.py: d in [2, 1e5], L in [1, 1000], lam in
@@ -27,7 +27,7 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 from scipy.special import erf, owens_t  # noqa: E402
 
-from numerics.montecarlo import population_risk_mc  # noqa: E402
+from numerics.montecarlo.population_risk import population_risk_mc  # noqa: E402
 from theory import Overlaps, Problem  # noqa: E402
 from theory.risk import risk_from_arrays  # noqa: E402
 from theory.risk_quad import population_risk_quad  # noqa: E402

@@ -1,9 +1,9 @@
 """Speed of online SGD: the exact reduced simulator, the full one, and the paper's SGD experiment.
 
-- reduced simulator (``numerics.sgd_reduced.online_sgd_reduced``): steps per second in process
+- reduced simulator (``numerics.sgd.reduced.online_sgd_reduced``): steps per second in process
   CPU time on one core, at d = 80 (the paper's) and d = 10^6, for 1, 15 and 30 runs at once;
-- full simulator (``numerics.sgd_full.online_sgd_full``) at d = 80 for comparison;
-- the paper's SGD experiment (``numerics.sgd_experiment.PAPER_SGD``: 30 runs, 200,000 steps,
+- full simulator (``numerics.sgd.full.online_sgd_full``) at d = 80 for comparison;
+- the paper's SGD experiment (``numerics.sgd.experiment.PAPER_SGD``: 30 runs, 200,000 steps,
   test set 1,000 logged every 500 steps) on 2 local processes: wall time (goal < 60 s on 2 cores)
   and the final logged quantities. The machine's load average is printed alongside: on a shared
   machine the wall time includes waiting for the other processes.
@@ -23,11 +23,11 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from numerics.initial import sample_initial_overlaps, sample_initial_vectors  # noqa: E402
-from numerics.schedules import PaperSchedule  # noqa: E402
-from numerics.sgd_experiment import PAPER_SGD, run_sgd_experiment  # noqa: E402
-from numerics.sgd_full import online_sgd_full  # noqa: E402
-from numerics.sgd_reduced import online_sgd_reduced  # noqa: E402
+from numerics.dynamics.initial import sample_initial_overlaps, sample_initial_vectors  # noqa: E402
+from numerics.dynamics.schedules import PaperSchedule  # noqa: E402
+from numerics.sgd.experiment import PAPER_SGD, run_sgd_experiment  # noqa: E402
+from numerics.sgd.full import online_sgd_full  # noqa: E402
+from numerics.sgd.reduced import online_sgd_reduced  # noqa: E402
 from theory import Problem  # noqa: E402
 
 

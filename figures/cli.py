@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-
 from .commands import add_clean_parser, add_list_parser, add_risk_parser
 from .parallel import default_jobs
 from .paths import OutputPaths

@@ -72,7 +72,7 @@ def figure_style():
         yield
 
 
-# Marker and face colour of a fixed point of the flow on M, by its type (numerics.manifold_dynamics).
+# Marker and face colour of a fixed point of the flow on M, by its type (numerics.dynamics.phase_portrait).
 _FIXED_POINT_MARKERS = {"stable node": ("o", "black"), "unstable node": ("o", "white"), "saddle": ("X", "black")}
 
 

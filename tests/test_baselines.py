@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from numerics.geometry import random_orthonormal
-from numerics.ols import ols_fit, ols_risk_mc
-from numerics.task import sample_task
+from numerics.montecarlo.geometry import random_orthonormal
+from numerics.montecarlo.ols import ols_fit, ols_risk_mc
+from numerics.montecarlo.task import sample_task
 from theory import Problem
 from theory.baselines import (attention_linear_crossover, linear_predictor_risk, linear_risk,
                               linear_risk_fixed_location, null_risk, oracle_best_lambda,
@@ -68,7 +68,7 @@ OLS_CASES = [(5, 2, G_HALF), (20, 2, G_HALF), (5, 4, 1.0), (20, 4, 1.0), (12, 3,
 
 
 def test_ols_matches_prop3_for_uniform_location(rng):
-    """OLS test risk, minus the sandwich estimate of its estimation excess (numerics.ols), equals
+    """OLS test risk, minus the sandwich estimate of its estimation excess (numerics.montecarlo.ols), equals
     Prop 3 within z stderr; the excess correction is a small part of the budget (n >> L d).
     Power: Prop 3 differs from the null risk by gamma^4/(gamma^2 + L - 1) >= 0.05 here, over 15
     stderr, so an OLS that failed to learn would be rejected."""

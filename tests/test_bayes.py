@@ -13,10 +13,10 @@ from scipy.integrate import quad
 from scipy.special import expit
 from scipy.stats import norm
 
-from numerics.bayes_mc import (bayes_predictor, bayes_risk_mc, conditional_variance,
+from numerics.montecarlo.bayes_risk import (bayes_predictor, bayes_risk_mc, conditional_variance,
                                posterior_weights, sample_token_statistics)
-from numerics.geometry import random_orthonormal
-from numerics.task import sample_task
+from numerics.montecarlo.geometry import random_orthonormal
+from numerics.montecarlo.task import sample_task
 from theory import Problem
 from theory.bayes import bayes_risk_quad, log_likelihood_ratio_laws
 
@@ -170,7 +170,7 @@ def test_monte_carlo_rejects_a_wrong_gamma(rng):
 
 
 def test_reduced_sampling_matches_whole_tokens(rng):
-    """Whole d-dimensional tokens (numerics.task) vs the reduced (u, w, r) draws: same Bayes risk;
+    """Whole d-dimensional tokens (numerics.montecarlo.task) vs the reduced (u, w, r) draws: same Bayes risk;
     and E[(Y - E[Y|X])^2] = E[Var(Y|X)] on whole tokens (paired), which fails for a wrong posterior."""
     d, L, gamma, eps = 5, 4, G_HALF, 0.3
     p = problem(d, L, gamma, eps)

@@ -3,13 +3,13 @@
 import numpy as np
 import pytest
 
-from numerics.beyond_theorem import beyond_theorem_summary, oracle_hessian, perturbed_pgd, stall_summary
-from numerics.experiments import PAPER_EXPERIMENTS, run_population_experiments, summarize_alignment
+from numerics.dynamics.stalls import beyond_theorem_summary, oracle_hessian, perturbed_pgd, stall_summary
+from numerics.dynamics.experiments import PAPER_EXPERIMENTS, run_population_experiments, summarize_alignment
 from theory.parameters import Overlaps
 
 
 def test_oracle_is_a_local_minimum_at_small_lambda_and_a_saddle_at_large():
-    """Hessian of R on the sphere product at (k*, v*), d = 400 (numerics.beyond_theorem)."""
+    """Hessian of R on the sphere product at (k*, v*), d = 400 (numerics.dynamics.stalls)."""
     small = oracle_hessian(d=400, lam=0.1)
     assert small.kind == "local minimum"
     for lam in (0.9, 1.0):
@@ -77,7 +77,7 @@ def test_paper_rows_3_and_4():
 
 @pytest.mark.parametrize("lam", [0.1, 0.5, 0.9, 1.0])
 def test_finite_difference_hessian_matches_the_closed_form_one(lam):
-    """The two routes to the oracle Hessian (numerics.beyond_theorem: central differences of the
+    """The two routes to the oracle Hessian (numerics.dynamics.stalls: central differences of the
     closed-form risk in local coordinates; theory.stability: closed form) have the same spectrum.
     Tolerance: the O(h^2) truncation estimated by Richardson from steps h and 2h (|H_2h - H_h| / 3),
     doubled, plus the roundoff resolution of each route, doubled."""

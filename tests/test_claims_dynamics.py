@@ -4,10 +4,10 @@ dynamics_derived.py): each passes in quick mode, and each cheap one fails on a c
 import numpy as np
 import pytest
 
-import numerics.initial
-import numerics.manifold_dynamics
-import numerics.pgd
-import numerics.pgd_vectors
+import numerics.dynamics.initial
+import numerics.dynamics.phase_portrait
+import numerics.dynamics.pgd
+import numerics.dynamics.pgd_vectors
 from figures.verify import discover_claims
 from figures.verify.claims import definition1
 
@@ -33,12 +33,12 @@ def _fails(claim_id):
 def test_overlap_vs_vector_detects_a_wrong_step(monkeypatch):
     """A relative error of 1e-6 in the vector route's step size moves the iterates by ~1e-8 over
     1e3 steps, far above the roundoff tolerance 1e3 eps."""
-    original = numerics.pgd_vectors.vector_pgd
+    original = numerics.dynamics.pgd_vectors.vector_pgd
 
     def wrong_step(*args, alpha, **kwargs):
         return original(*args, alpha=np.asarray(alpha) * (1 + 1e-6), **kwargs)
 
-    monkeypatch.setattr(numerics.pgd_vectors, "vector_pgd", wrong_step)
+    monkeypatch.setattr(numerics.dynamics.pgd_vectors, "vector_pgd", wrong_step)
     _fails("definition1-overlap-vs-vector")
 
 
@@ -57,12 +57,12 @@ def test_invariance_detects_points_off_m(monkeypatch):
 
 def test_theorem5_detects_ascent(monkeypatch):
     """Gradient ascent on M runs to the unstable corners (1, -1), (-1, 1): every sign mismatches."""
-    original = numerics.pgd.pgd_map
+    original = numerics.dynamics.pgd.pgd_map
 
     def ascent(alpha, *args):
         return original(-alpha, *args)
 
-    monkeypatch.setattr(numerics.pgd, "pgd_map", ascent)
+    monkeypatch.setattr(numerics.dynamics.pgd, "pgd_map", ascent)
     result = _fails("theorem5-convergence")
     assert result.measured >= 1
 
@@ -70,35 +70,35 @@ def test_theorem5_detects_ascent(monkeypatch):
 def test_pgd_to_flow_detects_a_time_rescaling(monkeypatch):
     """A step 1% too long makes PGD approximate the flow at time 1.01 T: the error no longer vanishes
     as alpha -> 0 (order ~0)."""
-    original = numerics.pgd.pgd_map
+    original = numerics.dynamics.pgd.pgd_map
 
     def rescaled(alpha, *args):
         return original(alpha * 1.01, *args)
 
-    monkeypatch.setattr(numerics.pgd, "pgd_map", rescaled)
+    monkeypatch.setattr(numerics.dynamics.pgd, "pgd_map", rescaled)
     _fails("pgd-to-flow-order-1")
 
 
 def test_initial_law_detects_a_wrong_dimension(monkeypatch):
     """Off-by-two in the chi-square degrees of freedom (the direct sampler in dimension d + 2)."""
-    original = numerics.initial.sample_initial_overlaps
+    original = numerics.dynamics.initial.sample_initial_overlaps
 
     def shifted(d, n_runs, rng, on_manifold=False):
         return original(d + 2, n_runs, rng, on_manifold)
 
-    monkeypatch.setattr(numerics.initial, "sample_initial_overlaps", shifted)
+    monkeypatch.setattr(numerics.dynamics.initial, "sample_initial_overlaps", shifted)
     _fails("initial-overlap-law")
 
 
 def test_fixed_point_types_detect_a_reversed_flow(monkeypatch):
     """The time-reversed flow has the same fixed points with stable and unstable exchanged."""
-    original = numerics.manifold_dynamics.manifold_flow_velocity
+    original = numerics.dynamics.phase_portrait.manifold_flow_velocity
 
     def reversed_flow(*args, **kwargs):
         k_dot, n_dot = original(*args, **kwargs)
         return -k_dot, -n_dot
 
-    monkeypatch.setattr(numerics.manifold_dynamics, "manifold_flow_velocity", reversed_flow)
+    monkeypatch.setattr(numerics.dynamics.phase_portrait, "manifold_flow_velocity", reversed_flow)
     result = _fails("fixed-points-on-M-numerical")
     assert result.measured >= 4  # the four corners of each problem
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import numerics.executors as executors
-import numerics.sgd_experiment as sgd_experiment
-import numerics.sgd_reduced as sgd_reduced
+import numerics.sgd.experiment as sgd_experiment
+import numerics.sgd.reduced as sgd_reduced
 from figures.verify import discover_claims
 
 IDS = ("sgd-reduced-equals-full-in-law", "sgd-determinism-across-executors", "sgd-to-flow-order-1")

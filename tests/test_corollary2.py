@@ -13,9 +13,9 @@ import pytest
 from scipy.special import erfc
 from scipy.stats import norm
 
-from numerics.bayes_mc import bayes_risk_mc
-from numerics.montecarlo import population_risk_mc
-from numerics.risk_vs_d import risk_vs_d
+from numerics.montecarlo.bayes_risk import bayes_risk_mc
+from numerics.montecarlo.population_risk import population_risk_mc
+from numerics.montecarlo.risk_vs_d import risk_vs_d
 from theory import Overlaps, Problem, zeta
 from theory.baselines import linear_risk, null_risk, oracle_best_lambda
 from theory.bayes import bayes_risk_quad

@@ -4,12 +4,12 @@ and the fixed points of the flow on M."""
 import numpy as np
 import pytest
 
-from numerics.flow import manifold_flow, manifold_flow_velocity, overlap_flow, schedule_in_flow_time
-from numerics.initial import sample_initial_overlaps
-from numerics.manifold_dynamics import manifold_fixed_points, manifold_jacobian
-from numerics.overlap_algebra import flow_velocity, pgd_map
-from numerics.pgd import overlap_pgd
-from numerics.schedules import PaperSchedule
+from numerics.dynamics.flow import manifold_flow, manifold_flow_velocity, overlap_flow, schedule_in_flow_time
+from numerics.dynamics.initial import sample_initial_overlaps
+from numerics.dynamics.phase_portrait import manifold_fixed_points, manifold_jacobian
+from numerics.dynamics.overlap_steps import flow_velocity, pgd_map
+from numerics.dynamics.pgd import overlap_pgd
+from numerics.dynamics.schedules import PaperSchedule
 from theory.parameters import OVERLAP_NAMES, Overlaps
 from theory.risk import risk_grad_from_arrays
 from theory.special import erf_prime
@@ -132,7 +132,7 @@ def test_bad_input():
 @pytest.mark.parametrize("lam, d", [(0.1, 400), (1.0, 20), (0.05, 10)])
 def test_fixed_points_of_the_manifold_flow(lam, d):
     """(0,0) saddle, (1,1) and (-1,-1) stable, (1,-1), (-1,1) unstable (SPEC §7), and the
-    finite-difference Jacobians match the closed forms of numerics.manifold_dynamics."""
+    finite-difference Jacobians match the closed forms of numerics.dynamics.phase_portrait."""
     kinds = {(p.kappa, p.nu): p.kind for p in manifold_fixed_points(d=d, lam=lam)}
     assert kinds == {(0.0, 0.0): "saddle", (1.0, 1.0): "stable node", (-1.0, -1.0): "stable node",
                      (1.0, -1.0): "unstable node", (-1.0, 1.0): "unstable node"}

@@ -1,10 +1,10 @@
-"""Vectors with prescribed overlaps and back (SPEC §3): numerics.geometry."""
+"""Vectors with prescribed overlaps and back (SPEC §3): numerics.montecarlo.geometry."""
 
 import numpy as np
 import pytest
 from scipy.special import ndtri
 
-from numerics.geometry import overlaps_from_vectors, random_orthonormal, vectors_from_overlaps
+from numerics.montecarlo.geometry import overlaps_from_vectors, random_orthonormal, vectors_from_overlaps
 from theory import OVERLAP_NAMES, Overlaps
 
 EPS = np.finfo(float).eps

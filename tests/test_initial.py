@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from numerics.geometry import overlaps_from_vectors
-from numerics.initial import sample_initial_overlaps, sample_initial_vectors
+from numerics.montecarlo.geometry import overlaps_from_vectors
+from numerics.dynamics.initial import sample_initial_overlaps, sample_initial_vectors
 
 FAMILY_RATE = 1e-3  # declared false-failure rate of each test function
 DIMS = (5, 50, 400)

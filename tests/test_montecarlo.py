@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from scipy.special import ndtri
 
-from numerics.geometry import vectors_from_overlaps
-from numerics.montecarlo import Estimate, population_risk_mc, risk_mc_from_vectors
-from numerics.task import attention_predictor, sample_sequences
+from numerics.montecarlo.geometry import vectors_from_overlaps
+from numerics.montecarlo.population_risk import Estimate, population_risk_mc, risk_mc_from_vectors
+from numerics.montecarlo.task import attention_predictor, sample_sequences
 from theory import Overlaps, Problem, population_risk
 
 EPS = np.finfo(float).eps
@@ -102,7 +102,7 @@ def test_small_d_realisable_overlaps_are_accepted(rng):
 def test_running_mean_merges_batches_like_one_pass(rng):
     """Chan's merge of uneven batches gives the mean and variance of the whole sample, to roundoff
     (a few ulps of the second moment: the shifted data keep the merge well conditioned)."""
-    from numerics.montecarlo import RunningMean
+    from numerics.montecarlo.population_risk import RunningMean
 
     x = 1e3 + rng.standard_normal(10_001)
     acc = RunningMean()

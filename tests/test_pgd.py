@@ -6,14 +6,14 @@ import numpy as np
 import pytest
 from scipy.special import erf
 
-from numerics.experiments import PAPER_EXPERIMENTS, run_population_experiment, run_population_experiments
-from numerics.geometry import overlaps_from_vectors, vectors_from_overlaps
-from numerics.initial import sample_initial_overlaps, sample_initial_vectors
-from numerics.lean_partials import lambda_constants, partials, zeta_lean
-from numerics.overlap_algebra import pgd_map
-from numerics.pgd import lambda_table, overlap_pgd
-from numerics.pgd_vectors import vector_pgd
-from numerics.schedules import PaperSchedule
+from numerics.dynamics.experiments import PAPER_EXPERIMENTS, run_population_experiment, run_population_experiments
+from numerics.montecarlo.geometry import overlaps_from_vectors, vectors_from_overlaps
+from numerics.dynamics.initial import sample_initial_overlaps, sample_initial_vectors
+from numerics.dynamics.risk_partials import lambda_constants, partials, zeta_lean
+from numerics.dynamics.overlap_steps import pgd_map
+from numerics.dynamics.pgd import lambda_table, overlap_pgd
+from numerics.dynamics.pgd_vectors import vector_pgd
+from numerics.dynamics.schedules import PaperSchedule
 from theory.parameters import OVERLAP_NAMES, Overlaps
 from theory.risk import risk_grad_from_arrays
 from theory.zeta import ZETA_MAX_RELATIVE_ERROR, zeta

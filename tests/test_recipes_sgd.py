@@ -73,7 +73,7 @@ def test_online_sgd_quick_runs_are_the_first_runs_of_the_full_experiment(quick_r
     # Run r starts from child 0 of SeedSequence(seed).spawn(n_runs)[r] whatever n_runs and the
     # chunking: the quick runs' initial overlaps are those of the full experiment's first runs.
     from figures.recipes.training_online_sgd import _config
-    from numerics.sgd_experiment import run_sgd_experiment
+    from numerics.sgd.experiment import run_sgd_experiment
 
     recipe, p, data, _ = quick_runs["training_online_sgd"]
     full = recipe.params(False)

@@ -16,13 +16,13 @@ from figures.recipes import _training_panels as panels
 from figures.recipes import _training_plot
 from figures.registry import Recipe, _source_digest, discover_recipes
 from figures.style import figure_style
-from numerics.experiments import PAPER_EXPERIMENTS, initial_overlaps
+from numerics.dynamics.experiments import PAPER_EXPERIMENTS, initial_overlaps
 from theory import Problem, oracle_risk
 
 MODULES = {"training_init_on_M": 0, "training_sphere_small_lambda": 1, "training_sphere_large_lambda": 2,
            "training_sphere_schedule": 3}
 
-# SPEC §8, rows 1-4, typed in from the paper's table (independent of numerics.experiments).
+# SPEC §8, rows 1-4, typed in from the paper's table (independent of numerics.dynamics.experiments).
 SPEC_ROWS = [
     dict(init="manifold", d=400, lam=0.1, alpha=4e-3, steps=20_000),
     dict(init="sphere", d=400, lam=0.1, alpha=4e-3, steps=20_000),

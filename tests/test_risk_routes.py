@@ -9,9 +9,9 @@ import pytest
 from scipy.integrate import quad
 from scipy.special import ndtri
 
-from numerics.geometry import vectors_from_overlaps
-from numerics.montecarlo import population_risk_mc, risk_mc_from_vectors
-from numerics.task import attention_predictor, sample_task
+from numerics.montecarlo.geometry import vectors_from_overlaps
+from numerics.montecarlo.population_risk import population_risk_mc, risk_mc_from_vectors
+from numerics.montecarlo.task import attention_predictor, sample_task
 from theory import (OVERLAP_NAMES, Overlaps, Problem, gate_correlation, oracle_risk,
                     population_risk, population_risk_grad)
 from theory.risk import risk_from_arrays

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from numerics.executors import RunJob, chunk_sizes, map_jobs, map_runs
-from numerics.sgd_experiment import PAPER_SGD, run_sgd_experiment, run_sgd_sweep
+from numerics.sgd.experiment import PAPER_SGD, run_sgd_experiment, run_sgd_sweep
 from theory import OVERLAP_NAMES
 
 SMALL = dataclasses.replace(PAPER_SGD, n_steps=300, n_runs=5, test_size=40, log_every=100, seed=11)

@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from numerics.schedules import PaperSchedule
-from numerics.sgd_experiment import PAPER_SGD, SGDExperiment, run_sgd_experiment
+from numerics.dynamics.schedules import PaperSchedule
+from numerics.sgd.experiment import PAPER_SGD, SGDExperiment, run_sgd_experiment
 from theory import OVERLAP_NAMES, Overlaps, oracle_risk
 
 SMALL = dataclasses.replace(PAPER_SGD, n_steps=1000, n_runs=4, test_size=100, log_every=250)

@@ -1,7 +1,7 @@
 """Mean online-SGD trajectories approach the population gradient flow as alpha -> 0, at rate alpha.
 
-Route pair: ``numerics.sgd_experiment.sgd_flow_gap`` (exact reduced SGD, many runs) against
-``numerics.flow.overlap_flow`` (the overlap ODE). Expected exponent 1 (weak order one; derivation
+Route pair: ``numerics.sgd.experiment.sgd_flow_gap`` (exact reduced SGD, many runs) against
+``numerics.dynamics.flow.overlap_flow`` (the overlap ODE). Expected exponent 1 (weak order one; derivation
 in the docstring of ``sgd_flow_gap``): at fixed time t = alpha n the bias of the mean is O(alpha)
 and the noise of the mean O(sqrt(alpha / n_runs)).
 """
@@ -11,7 +11,7 @@ import dataclasses
 import pytest
 from scipy.stats import chi2, norm
 
-from numerics.sgd_experiment import SGDExperiment, sgd_flow_gap
+from numerics.sgd.experiment import SGDExperiment, sgd_flow_gap
 from theory import Overlaps
 
 # d = 10 and L = 2: gap / alpha is flat within a few percent over alpha in [4e-3, 3.2e-2] (measured;

@@ -5,9 +5,9 @@ import pytest
 from scipy.special import erf
 from scipy.stats import norm
 
-from numerics.geometry import vectors_from_overlaps
-from numerics.initial import sample_initial_vectors
-from numerics.sgd_full import minibatch_loss_grad, online_sgd_full, sample_batch
+from numerics.montecarlo.geometry import vectors_from_overlaps
+from numerics.dynamics.initial import sample_initial_vectors
+from numerics.sgd.full import minibatch_loss_grad, online_sgd_full, sample_batch
 from theory import OVERLAP_NAMES, Overlaps, Problem
 from theory.risk import risk_grad_from_arrays
 

@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 from scipy.stats import ks_2samp, norm
 
-import numerics.sgd_reduced as sr
-from numerics.geometry import vectors_from_overlaps
-from numerics.initial import sample_initial_overlaps
-from numerics.schedules import PaperSchedule
-from numerics.sgd_full import _sphere_step, minibatch_loss_grad, online_sgd_full, sample_batch
-from numerics.sgd_reduced import cholesky_coordinates, online_sgd_reduced
+import numerics.sgd.reduced as sr
+from numerics.montecarlo.geometry import vectors_from_overlaps
+from numerics.dynamics.initial import sample_initial_overlaps
+from numerics.dynamics.schedules import PaperSchedule
+from numerics.sgd.full import _sphere_step, minibatch_loss_grad, online_sgd_full, sample_batch
+from numerics.sgd.reduced import cholesky_coordinates, online_sgd_reduced
 from theory import OVERLAP_NAMES, Overlaps, Problem
 
 EPS = np.finfo(float).eps

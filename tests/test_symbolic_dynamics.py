@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from numerics.geometry import random_orthonormal
+from numerics.montecarlo.geometry import random_orthonormal
 from theory.risk import risk_from_arrays, risk_grad_from_arrays
 from theory.symbolic.dynamics import (flow_in_partials, norm_drift_in_partials, overlap_flow_rhs_symbolic,
                                       pgd_step_in_partials, pgd_step_symbolic)

@@ -5,7 +5,7 @@ import pytest
 import sympy as sp
 from scipy.optimize import brentq
 
-from numerics.hessian_fd import oracle_spectrum_fd, tangent_frame
+from numerics.dynamics.hessian_fd import oracle_spectrum_fd, tangent_frame
 from theory.parameters import Problem
 from theory.stability import critical_lambda, oracle_hessian
 from theory.symbolic.functions import roundoff_scale
@@ -39,7 +39,7 @@ def test_stability_module_matches_symbolic_block(rng):
 
 
 def _fd_spectrum(d, L, gamma, lam, seed):
-    """numerics.hessian_fd's extrapolated spectrum, roundoff scale from the symbolic risk's terms."""
+    """numerics.dynamics.hessian_fd's extrapolated spectrum, roundoff scale from the symbolic risk's terms."""
     S = risk_symbols()
     scale = roundoff_scale(S.all, risk_expression())(float(d), float(L), gamma, 0.0, lam, 1.0, 1.0, 0.0, 0.0, 0.0)
     fd = oracle_spectrum_fd(d, L, gamma, lam, tangent_frame(d, np.random.default_rng(seed)), scale=scale)

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy.special import ndtri
 
-from numerics.geometry import random_orthonormal
-from numerics.task import attention_predictor, sample_sequences, sample_task
+from numerics.montecarlo.geometry import random_orthonormal
+from numerics.montecarlo.task import attention_predictor, sample_sequences, sample_task
 from theory import Problem
 
 EPS = np.finfo(float).eps

@@ -2,7 +2,7 @@
 
 The sign rule tested: starts with kappa_0, nu_0 >= 0 (not both 0) go to (1, 1), kappa_0, nu_0 <= 0
 to (-1, -1); in a mixed quadrant the side of the separatrix (the stable manifold of the saddle
-(0, 0), numerics.manifold_dynamics.separatrix) decides, so neither sign alone does. The discrete
+(0, 0), numerics.dynamics.phase_portrait.separatrix) decides, so neither sign alone does. The discrete
 map x -> x + alpha F(x) has the same fixed points and eigenvectors as the flow, so its stable
 manifold is tangent to the flow's at (0, 0) and differs by O(alpha) away from it; the starts here
 lie >= 5e-4 from the flow's separatrix, and the rule holds for all of them (measured).
@@ -13,11 +13,11 @@ import dataclasses
 import numpy as np
 import pytest
 
-from numerics.experiments import PAPER_EXPERIMENTS, initial_overlaps
-from numerics.initial import sample_initial_vectors
-from numerics.manifold_dynamics import predicted_limit_sign, separatrix
-from numerics.pgd import overlap_pgd
-from numerics.pgd_vectors import vector_pgd
+from numerics.dynamics.experiments import PAPER_EXPERIMENTS, initial_overlaps
+from numerics.dynamics.initial import sample_initial_vectors
+from numerics.dynamics.phase_portrait import predicted_limit_sign, separatrix
+from numerics.dynamics.pgd import overlap_pgd
+from numerics.dynamics.pgd_vectors import vector_pgd
 from theory.parameters import Overlaps, Problem
 from theory.risk import oracle_risk, population_risk_grad
 
@@ -70,7 +70,7 @@ def test_vector_pgd_stays_on_m_up_to_roundoff(rng):
     off-M components of at most ~8 u (about 6 roundings per coordinate of k - alpha P g, with
     alpha |g| <= 1/3, then the normalisation), and near the oracle the transverse dynamics
     contracts (Hessian eigenvalues 0.21 and 424 in the off-M block at lambda = 0.1, d = 400,
-    numerics.beyond_theorem.oracle_hessian), so the
+    numerics.dynamics.stalls.oracle_hessian), so the
     distance to M stays below 8 u (t + 1) while alpha * 424 < 2. Paper's row 1 (d = 400,
     lambda = 0.1, alpha = 4e-3), 8 runs, 3000 steps."""
     u = EPS / 2

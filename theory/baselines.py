@@ -13,8 +13,8 @@
 - Oracle attention (k, v) = (k*, v*) (Theorem 1, ``theory.risk.oracle_risk``) at the lambda that
   minimises it, found on a log-lambda grid and refined by ``scipy.optimize.minimize_scalar``, and
   at Corollary 2's prescribed lambda(d, L) = (L d)^(-1/4).
-All exact at finite d. Monte-Carlo siblings: ``numerics.ols.ols_risk_mc`` (linear),
-``numerics.montecarlo.population_risk_mc`` (attention), ``numerics.bayes_mc.bayes_risk_mc`` (Bayes).
+All exact at finite d. Monte-Carlo siblings: ``numerics.montecarlo.ols.ols_risk_mc`` (linear),
+``numerics.montecarlo.population_risk.population_risk_mc`` (attention), ``numerics.montecarlo.bayes_risk.bayes_risk_mc`` (Bayes).
 """
 
 from __future__ import annotations

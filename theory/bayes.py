@@ -34,7 +34,7 @@ W = 0, where the chi^2 density has its endpoint singularity) on panels of width 
 (phi has width ~1 in ell), truncated to the [delta, 1 - delta] quantiles; the tau integral is a
 trapezoid rule with step ``h_tau`` (spectrally accurate: the integrand is smooth and decays at
 both ends). ``abserr`` = |value - value at (2 panel, 2 h_tau)| + the neglected mass.
-Exact at every finite d >= 2, L, gamma, eps. Sibling: ``numerics.bayes_mc.bayes_risk_mc``.
+Exact at every finite d >= 2, L, gamma, eps. Sibling: ``numerics.montecarlo.bayes_risk.bayes_risk_mc``.
 """
 
 from __future__ import annotations
@@ -193,7 +193,7 @@ def bayes_risk_quad(problem: Problem, panel: float = 1.0, h_tau: float = 0.25) -
     needs d >= 2. Exact at finite d up to the reported ``abserr`` (comparison with a rule twice as
     coarse in both ell and tau, plus the neglected tail mass). Cost grows about linearly in d (the
     tau grid spans the spread of ell): ~0.1 s at d = 10, ~1 s at d = 1000. L = 1 gives eps^2 exactly. Sibling:
-    ``numerics.bayes_mc.bayes_risk_mc`` (Monte Carlo).
+    ``numerics.montecarlo.bayes_risk.bayes_risk_mc`` (Monte Carlo).
     """
     d, L, gamma, eps = scalar_problem_fields(problem)
     for name, value in (("panel", panel), ("h_tau", h_tau)):

@@ -13,7 +13,7 @@ g = lambda gamma, c2 = sqrt(1 + 2 g^2), A = lambda s kappa, a = A / c2 and C = C
 E1 = E[Y erf(lambda<X_J,k>) <X_J,v>], E2 = E[erf(lambda<X_J,k>)^2 <X_J,v>^2], N collects the
 L-1 noise tokens. Exact for every finite d, L and every feasible overlaps; it depends on (k, v)
 only through the five overlaps. Siblings: ``theory.risk_quad.population_risk_quad`` (1-D Gaussian
-quadrature, independent algebra) and ``numerics.montecarlo.population_risk_mc`` (sampling).
+quadrature, independent algebra) and ``numerics.montecarlo.population_risk.population_risk_mc`` (sampling).
 """
 
 from __future__ import annotations

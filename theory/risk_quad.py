@@ -17,7 +17,7 @@ integral, in the standardised variable z = (U - E U) / sd(U), is done by
 ``scipy.integrate.quad``. None of the zeta / C_lambda algebra of the closed form is used.
 
 Exact for every finite d, L and feasible overlaps (scalars only). Siblings:
-``theory.risk.population_risk`` (closed form) and ``numerics.montecarlo.population_risk_mc``.
+``theory.risk.population_risk`` (closed form) and ``numerics.montecarlo.population_risk.population_risk_mc``.
 """
 
 from __future__ import annotations

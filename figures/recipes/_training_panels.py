@@ -1,7 +1,7 @@
 """Shared computation of the four training figures (paper's population experiments, SPEC §8
 rows 1-4); a private module (the registry skips names starting with '_').
 
-Data: ``numerics.experiments.run_population_experiment`` (exact population PGD in overlap
+Data: ``numerics.dynamics.experiments.run_population_experiment`` (exact population PGD in overlap
 coordinates, paper Definition 1; exact at every d), n_runs runs, run r seeded by
 ``SeedSequence(seed).spawn(n_runs)[r]``, so the runs of a quick smoke run are the first runs of
 the full one. Four panels against the step t:
@@ -12,13 +12,13 @@ the full one. Four panels against the step t:
 2. |kappa| and |nu|: every run (thin) and the mean over runs (thick);
 3. the (kappa, nu) plane: n_show runs, evenly spaced in the ranking of their final excess risk
    (so that stalled and aligned runs both appear), with the five fixed points of the gradient
-   flow on M and their type within M (``numerics.manifold_dynamics``, at the last lambda), and
+   flow on M and their type within M (``numerics.dynamics.phase_portrait``, at the last lambda), and
    the separatrix for the initialisation on M (off M the runs are not confined to the plane);
 4. the distance sqrt(theta^2 + eta^2 + rho^2) to M, log scale, values below the machine
    epsilon drawn at it (the exact recursion keeps a start on M on M: distance exactly 0).
 
 Drawing: ``_training_plot`` (kept apart so that restyling does not invalidate the cache).
-Annotation: ``numerics.experiments.summarize_alignment`` (aligned up to sign when
+Annotation: ``numerics.dynamics.experiments.summarize_alignment`` (aligned up to sign when
 min(|kappa|, |nu|) >= 1 - delta at the last step; first aligned step at the logging resolution).
 """
 
@@ -29,9 +29,9 @@ import numpy as np
 __all__ = ["DEPENDS", "experiment_params", "compute_training_panels", "recipe_functions"]
 
 # Modules whose source keys the cache of every training recipe (besides the recipe itself).
-DEPENDS = ("figures.recipes._training_panels", "numerics.experiments", "numerics.pgd",
-           "numerics.lean_partials", "numerics.overlap_algebra", "numerics.initial",
-           "numerics.schedules", "numerics.manifold_dynamics", "numerics.flow", "theory.risk",
+DEPENDS = ("figures.recipes._training_panels", "numerics.dynamics.experiments", "numerics.dynamics.pgd",
+           "numerics.dynamics.risk_partials", "numerics.dynamics.overlap_steps", "numerics.dynamics.initial",
+           "numerics.dynamics.schedules", "numerics.dynamics.phase_portrait", "numerics.dynamics.flow", "theory.risk",
            "theory.zeta")
 
 _Z_BAND = 1.96          # two-sided 95% normal quantile
@@ -41,10 +41,10 @@ _QUICK_RUNS = 4
 
 
 def experiment_params(row: int, quick: bool) -> dict:
-    """JSON parameters of SPEC §8 row ``row`` (0-3) as ``numerics.experiments.PAPER_EXPERIMENTS``
+    """JSON parameters of SPEC §8 row ``row`` (0-3) as ``numerics.dynamics.experiments.PAPER_EXPERIMENTS``
     defines it; quick: 4 runs and steps / 50."""
-    from numerics.experiments import PAPER_EXPERIMENTS
-    from numerics.schedules import PaperSchedule
+    from numerics.dynamics.experiments import PAPER_EXPERIMENTS
+    from numerics.dynamics.schedules import PaperSchedule
 
     c = PAPER_EXPERIMENTS[row]
     if isinstance(c.lam, PaperSchedule):
@@ -63,8 +63,8 @@ def experiment_params(row: int, quick: bool) -> dict:
 
 
 def _config(p):
-    from numerics.experiments import PopulationExperiment
-    from numerics.schedules import PaperSchedule
+    from numerics.dynamics.experiments import PopulationExperiment
+    from numerics.dynamics.schedules import PaperSchedule
 
     lam = PaperSchedule(lam0=p["lam"]["lam0"], rate=p["lam"]["rate"]) if isinstance(p["lam"], dict) else p["lam"]
     return PopulationExperiment(name=p["experiment"], d=p["d"], L=p["L"], gamma=p["gamma"], eps=p["eps"],
@@ -75,8 +75,8 @@ def _config(p):
 def compute_training_panels(p: dict, rng: np.random.Generator, progress) -> dict:
     """Run the experiment of ``p`` and reduce it to the arrays the four panels draw. ``rng`` is
     unused: the runs are seeded by the experiment's own ``seed`` (SPEC §8 rows share no stream)."""
-    from numerics.experiments import run_population_experiment, summarize_alignment
-    from numerics.manifold_dynamics import manifold_fixed_points, separatrix
+    from numerics.dynamics.experiments import run_population_experiment, summarize_alignment
+    from numerics.dynamics.phase_portrait import manifold_fixed_points, separatrix
     from theory import Problem, oracle_risk
 
     config = _config(p)

@@ -8,9 +8,9 @@ sphere product reduces to
 with the partials of the closed form (``theory.risk.risk_grad_from_arrays`` at
 theta = eta = rho = 0). Fixed points (0, 0), (+-1, +-1) with their type (stable node, unstable
 node, saddle) from the Jacobian of the M-flow formula of SPEC §7, and the separatrix splitting
-the mixed quadrants (``numerics.manifold_dynamics``: an independent route to the same field, so
+the mixed quadrants (``numerics.dynamics.phase_portrait``: an independent route to the same field, so
 the streamlines must run into the points and along the curve they mark). Overlaid: exact
-population PGD (``numerics.pgd.overlap_pgd``, paper Definition 1) from the paper's
+population PGD (``numerics.dynamics.pgd.overlap_pgd``, paper Definition 1) from the paper's
 initialisation uniform on M (near the saddle, kappa, nu = O(1/sqrt(d))) and from a ring of
 points |(kappa, nu)| = r0 that shows the basins.
 """
@@ -22,8 +22,8 @@ import numpy as np
 NAME = "phase_portrait"
 TITLE = "Gradient flow on M in (kappa, nu): field, fixed points and their type, PGD trajectories"
 SEED = 20250102
-DEPENDS = ("theory.risk", "theory.zeta", "numerics.pgd", "numerics.initial", "numerics.manifold_dynamics",
-           "numerics.flow")
+DEPENDS = ("theory.risk", "theory.zeta", "numerics.dynamics.pgd", "numerics.dynamics.initial", "numerics.dynamics.phase_portrait",
+           "numerics.dynamics.flow")
 
 
 def params(quick: bool) -> dict:
@@ -43,9 +43,9 @@ def _velocity(p, kappa, nu):
 
 
 def compute(p: dict, rng: np.random.Generator, progress) -> dict:
-    from numerics.initial import sample_initial_overlaps
-    from numerics.manifold_dynamics import manifold_fixed_points, separatrix
-    from numerics.pgd import overlap_pgd
+    from numerics.dynamics.initial import sample_initial_overlaps
+    from numerics.dynamics.phase_portrait import manifold_fixed_points, separatrix
+    from numerics.dynamics.pgd import overlap_pgd
     from theory import Overlaps
 
     problem = {"d": p["d"], "L": p["L"], "gamma": p["gamma"], "lam": p["lam"]}

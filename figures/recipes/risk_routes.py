@@ -1,7 +1,7 @@
 """Figure: the population risk by three routes along two paths in kappa, on and off M.
 
 Closed form (``theory.population_risk``, SPEC §5 / paper Theorem 1) as a curve; 1-D quadrature
-(``theory.risk_quad.population_risk_quad``) and Monte Carlo (``numerics.montecarlo.
+(``theory.risk_quad.population_risk_quad``) and Monte Carlo (``numerics.montecarlo.population_risk.
 population_risk_mc``, +-2 standard errors) as points. Bottom row: residuals against the closed
 form in units of each route's own error estimate (quadrature abserr, Monte-Carlo stderr), with
 the band that holds all Monte-Carlo residuals with probability 0.95 (Bonferroni).
@@ -18,7 +18,7 @@ NAME = "risk_routes"
 TITLE = "Population risk: closed form vs quadrature vs Monte Carlo, on and off M"
 COST = 9  # seconds of a full compute, measured; orders slr reproduce's work
 SEED = 20250101
-DEPENDS = ("theory.risk", "theory.zeta", "theory.risk_quad", "numerics.montecarlo")
+DEPENDS = ("theory.risk", "theory.zeta", "theory.risk_quad", "numerics.montecarlo.population_risk")
 
 _PATHS = ("on M", "off M")
 
@@ -41,7 +41,7 @@ def _overlaps(p, kappa, path):
 def compute(p: dict, rng: np.random.Generator, progress) -> dict:
     from scipy.stats import norm
 
-    from numerics.montecarlo import population_risk_mc
+    from numerics.montecarlo.population_risk import population_risk_mc
     from theory import Problem, population_risk
     from theory.risk_quad import population_risk_quad
 

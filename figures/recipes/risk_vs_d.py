@@ -1,13 +1,13 @@
 """Figure: risk against d for the Bayes predictor, oracle attention, the best linear predictor and 0.
 
-Data: ``numerics.risk_vs_d.risk_vs_d`` (SPEC §6). Curves: Bayes risk by quadrature
+Data: ``numerics.montecarlo.risk_vs_d.risk_vs_d`` (SPEC §6). Curves: Bayes risk by quadrature
 (``theory.bayes.bayes_risk_quad``, exact at finite d; computed up to ``d_quad_max``: at d = 300,
 L = 10, gamma^2 = 1/2 the Bhattacharyya bound of ``tests/test_bayes.py`` puts the Bayes excess
 below 1e-28, so beyond it the Bayes risk is eps^2 to float64 precision), oracle
 attention R(k*, v*) at its best lambda and at Corollary 2's lambda = (L d)^(-1/4) (paper
 Theorem 1), best linear predictor (paper Prop 3) and null predictor. Points (+-2 standard errors):
 Monte Carlo of the oracle at its best lambda, and of the Bayes risk only for d <= ``bayes_mc_d_max``
-(``numerics.bayes_mc``: beyond d ~ 20 at gamma^2 = 1/2 the sample misses the rare sequences that
+(``numerics.montecarlo.bayes_risk``: beyond d ~ 20 at gamma^2 = 1/2 the sample misses the rare sequences that
 carry the excess). Right panel: excess risk R - eps^2, with the least-squares slope of
 log excess on log d over d >= ``fit_d_min`` (Corollary 2 predicts -1/2 at lambda = (L d)^(-1/4),
 L fixed; ``theory.corollary2``) and the leading term (4/pi)(L - 1) lambda^2.
@@ -23,8 +23,8 @@ NAME = "risk_vs_d"
 TITLE = "Risk vs d: Bayes, oracle attention (best and prescribed lambda), linear (Prop 3), null"
 COST = 6  # seconds of a full compute, measured; orders slr reproduce's work
 SEED = 20250302
-DEPENDS = ("numerics.risk_vs_d", "theory.bayes", "numerics.bayes_mc", "theory.baselines", "theory.risk",
-           "theory.zeta", "numerics.montecarlo", "theory.corollary2")
+DEPENDS = ("numerics.montecarlo.risk_vs_d", "theory.bayes", "numerics.montecarlo.bayes_risk", "theory.baselines", "theory.risk",
+           "theory.zeta", "numerics.montecarlo.population_risk", "theory.corollary2")
 
 _SIZES = {
     True: {"n_curve": 10, "n_points": 4, "n_bayes_mc": 4_000, "n_oracle_mc": 4_000, "d_quad_max": 100},
@@ -40,7 +40,7 @@ def params(quick: bool) -> dict:
 def compute(p: dict, rng: np.random.Generator, progress) -> dict:
     import dataclasses
 
-    from numerics.risk_vs_d import RiskVsDSize, risk_vs_d
+    from numerics.montecarlo.risk_vs_d import RiskVsDSize, risk_vs_d
     from theory.corollary2 import fit_slope, leading_rate
 
     size = RiskVsDSize(**{k: p[k] for k in ("n_curve", "n_points", "n_bayes_mc", "n_oracle_mc", "d_quad_max")})

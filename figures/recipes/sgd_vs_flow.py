@@ -1,16 +1,16 @@
 """Figure: mean online-SGD trajectories approach the population gradient flow as alpha -> 0.
 
 Online SGD with step alpha, run for n = t_end / alpha steps, is compared at equal flow time
-t = alpha n with the gradient flow of the population risk (``numerics.flow.overlap_flow``, the
+t = alpha n with the gradient flow of the population risk (``numerics.dynamics.flow.overlap_flow``, the
 five-overlap ODE, exact at finite d; SPEC §7). Expected: E[overlaps_SGD(t)] = overlaps_flow(t)
-+ O(alpha) (weak order one; derivation in ``numerics.sgd_experiment.sgd_flow_gap``).
++ O(alpha) (weak order one; derivation in ``numerics.sgd.experiment.sgd_flow_gap``).
 
 Setting: as the claim ``sgd-to-flow-order-1`` (``figures/verify/claims/sgd.py``): d = 10, L = 2,
 gamma = sqrt(1/2), eps = 0.1, batch 5, constant lambda = 1, a fixed start off M, t_end = 1, alpha
 from 3.2e-2 to 4e-3. With L = 2 the gap is linear in alpha over that range (gap / alpha flat to a
 few %), so the fitted exponent is not biased by higher orders; at the paper's L = 10 the noise of
 the nine noise tokens makes the gap visibly nonlinear for alpha >~ 2e-3 (see the claim module).
-Simulator: the exact reduced one (``numerics.sgd_reduced``).
+Simulator: the exact reduced one (``numerics.sgd.reduced``).
 
 Left: kappa(t) and nu(t) of the flow and the mean over ``path_runs`` SGD runs at each alpha, with
 95% bands of the mean (mean +- 1.96 s.e.). Right: ``sgd_flow_gap`` over ``gap_runs`` other runs per
@@ -30,8 +30,8 @@ NAME = "sgd_vs_flow"
 TITLE = "Mean online-SGD trajectories approach the population gradient flow at rate alpha"
 COST = 13  # seconds of a full compute, measured; orders slr reproduce's work
 SEED = 20250116
-DEPENDS = ("numerics.sgd_experiment", "numerics.sgd_reduced", "numerics.sgd_trajectory", "numerics.executors",
-           "numerics.flow", "numerics.overlap_algebra", "numerics.schedules", "theory.parameters",
+DEPENDS = ("numerics.sgd.experiment", "numerics.sgd.reduced", "numerics.sgd.trajectory", "numerics.executors",
+           "numerics.dynamics.flow", "numerics.dynamics.overlap_steps", "numerics.dynamics.schedules", "theory.parameters",
            "theory.risk", "theory.zeta", "theory.special")
 
 _START = {"kappa": 0.3, "nu": 0.2, "theta": 0.1, "eta": -0.1, "rho": 0.15}
@@ -49,7 +49,7 @@ def params(quick: bool) -> dict:
 
 
 def _config(p, n_runs):
-    from numerics.sgd_experiment import SGDExperiment
+    from numerics.sgd.experiment import SGDExperiment
     from theory import Overlaps
 
     return SGDExperiment(d=p["d"], L=p["L"], gamma=p["gamma"], eps=p["eps"], lam0=p["lam"], schedule_rate=0.0,
@@ -59,8 +59,8 @@ def _config(p, n_runs):
 def compute(p: dict, rng: np.random.Generator, progress) -> dict:
     import dataclasses
 
-    from numerics.flow import overlap_flow
-    from numerics.sgd_experiment import run_sgd_sweep, sgd_flow_gap
+    from numerics.dynamics.flow import overlap_flow
+    from numerics.sgd.experiment import run_sgd_sweep, sgd_flow_gap
     from theory import OVERLAP_NAMES, Overlaps
 
     executor = p["workers"] if p["workers"] > 1 else None

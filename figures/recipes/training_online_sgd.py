@@ -1,9 +1,9 @@
 """Figure: the paper's online-SGD experiment (SPEC §8, last row) as the four training panels.
 
-Setting (``numerics.sgd_experiment.PAPER_SGD``): d = 80, L = 10, gamma = sqrt(1/2), eps = 0.1,
+Setting (``numerics.sgd.experiment.PAPER_SGD``): d = 80, L = 10, gamma = sqrt(1/2), eps = 0.1,
 minibatches of 5 fresh samples, lambda_t = 2 / (1 + 1e-4 t), alpha = 1e-3, 200,000 steps, 30 runs
 with fresh k*, v*, init uniform on the sphere, test set of 1,000 samples. Simulator: the exact
-reduced simulator ``numerics.sgd_reduced.online_sgd_reduced`` (the overlap process has exactly the
+reduced simulator ``numerics.sgd.reduced.online_sgd_reduced`` (the overlap process has exactly the
 law of SGD on d-dimensional vectors, at a cost independent of d). Measured for 15 runs at d = 80:
 the full simulator ~700 steps/s, i.e. ~290 s CPU for 200,000 steps, the reduced one ~6,500 steps/s
 (~26-31 s CPU). The full run vectorises all 30 runs in one process (one task; ~40 s CPU, less
@@ -39,8 +39,8 @@ CAPTION = ("Online SGD on fresh minibatches of 5 samples (d = 80, L = 10, gamma 
 COST = 40  # seconds of a full compute, measured; orders slr reproduce's work
 SEED = 20250115
 # Modules whose source changes the numbers (the panel helper only draws: not a dependency).
-DEPENDS = ("numerics.sgd_experiment", "numerics.sgd_reduced", "numerics.sgd_trajectory", "numerics.executors",
-           "numerics.initial", "numerics.schedules", "numerics.manifold_dynamics", "numerics.flow",
+DEPENDS = ("numerics.sgd.experiment", "numerics.sgd.reduced", "numerics.sgd.trajectory", "numerics.executors",
+           "numerics.dynamics.initial", "numerics.dynamics.schedules", "numerics.dynamics.phase_portrait", "numerics.dynamics.flow",
            "theory.parameters", "theory.risk", "theory.zeta", "theory.special")
 
 _ROW = 4                # SPEC §8, fifth row
@@ -51,7 +51,7 @@ _WORKERS = 1           # all runs vectorised in one process: least CPU (slr repr
 
 
 def params(quick: bool) -> dict:
-    from numerics.sgd_experiment import PAPER_SGD as c
+    from numerics.sgd.experiment import PAPER_SGD as c
 
     steps = c.n_steps // _QUICK_DIVISOR if quick else c.n_steps
     n_runs = _QUICK_RUNS if quick else c.n_runs
@@ -66,7 +66,7 @@ def params(quick: bool) -> dict:
 
 
 def _config(p):
-    from numerics.sgd_experiment import SGDExperiment
+    from numerics.sgd.experiment import SGDExperiment
 
     return SGDExperiment(d=p["d"], L=p["L"], gamma=p["gamma"], eps=p["eps"], lam0=p["lam"]["lam0"],
                          schedule_rate=p["lam"]["rate"], alpha=p["alpha"], n_steps=p["steps"],
@@ -77,8 +77,8 @@ def _config(p):
 def compute(p: dict, rng, progress) -> dict:
     """Run the experiment and reduce it to the arrays of ``_training_panels.compute_training_panels``
     plus the test-set excess risk. ``rng`` is unused: the runs are seeded by the experiment's seed."""
-    from numerics.manifold_dynamics import manifold_fixed_points
-    from numerics.sgd_experiment import run_sgd_experiment
+    from numerics.dynamics.phase_portrait import manifold_fixed_points
+    from numerics.sgd.experiment import run_sgd_experiment
     from theory import Problem, oracle_risk
 
     config = _config(p)
@@ -89,7 +89,7 @@ def compute(p: dict, rng, progress) -> dict:
     tr = result.trajectory
     n = tr.n_runs
     abs_kappa, abs_nu = np.abs(tr.kappa), np.abs(tr.nu)
-    # Alignment up to sign as numerics.experiments.summarize_alignment: min(|kappa|, |nu|) >= 1 - delta.
+    # Alignment up to sign as numerics.dynamics.experiments.summarize_alignment: min(|kappa|, |nu|) >= 1 - delta.
     ok = np.minimum(abs_kappa, abs_nu) >= 1.0 - p["delta"]
     first = np.where(ok.any(axis=0), tr.steps[np.argmax(ok, axis=0)], -1)
     final = tr.excess_risk[-1]

@@ -2,7 +2,7 @@
 and it sits below every predictor: eps^2 <= Bayes <= oracle attention (best lambda) <= null.
 
 Routes: ``theory.bayes.bayes_risk_quad`` (Laplace transform of the posterior variance, 1-D laws of
-the log-likelihood ratio, quadrature) and ``numerics.bayes_mc.bayes_risk_mc`` (posterior computed
+the log-likelihood ratio, quadrature) and ``numerics.montecarlo.bayes_risk.bayes_risk_mc`` (posterior computed
 on sampled sequences). The Monte Carlo is trusted only at small d (d <= 20 for gamma^2 = 1/2; its
 module docstring): beyond, the excess is carried by rare sequences the sample misses.
 """
@@ -36,7 +36,7 @@ _ORDER_POINTS = [(2, 10, _G_HALF), (10, 10, _G_HALF), (40, 5, 1.0), (400, 10, _G
        "Bayes risk (derived, SPEC §6): eps^2 + E[Var(<X_J, v*> | X)] by quadrature of the laws of the "
        "log-likelihood ratio equals the Monte-Carlo average of the exact posterior variance")
 def quadrature_matches_monte_carlo(quick: bool, rng) -> Check:
-    from numerics.bayes_mc import bayes_risk_mc
+    from numerics.montecarlo.bayes_risk import bayes_risk_mc
     from theory import Problem
     from theory.bayes import bayes_risk_quad
 
@@ -57,7 +57,7 @@ def quadrature_matches_monte_carlo(quick: bool, rng) -> Check:
     worst = float(max(z_scores))
     underpowered = max(detectable) > _DETECT
     return Check(
-        method=f"z-test: theory.bayes.bayes_risk_quad vs numerics.bayes_mc.bayes_risk_mc (n = {n}) at "
+        method=f"z-test: theory.bayes.bayes_risk_quad vs numerics.montecarlo.bayes_risk.bayes_risk_mc (n = {n}) at "
                f"{m} points (d, L, gamma) with d <= 20, eps = 0",
         measured=math.inf if underpowered else worst,
         measured_text=(f"max |z| = {worst:.2f} (after granting the quadrature's abserr <= {max(abserr):.1e}); "

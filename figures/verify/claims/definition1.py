@@ -17,8 +17,8 @@ def _equivalence_starts(d: int, rng):
     """Two runs in each regime of SPEC §8 rows 1-4 (row 4's schedule at lambda_0 = 0.5, alpha = 2e-3,
     where PGD is stable: at lambda_0 = 1 the map itself is unstable, see tests/test_pgd.py), as
     vectors in R^d; returns (k, v, k*, v*), lam per run, alpha per run."""
-    from numerics.initial import sample_initial_vectors
-    from numerics.schedules import PaperSchedule
+    from numerics.dynamics.initial import sample_initial_vectors
+    from numerics.dynamics.schedules import PaperSchedule
 
     regimes = [(0.1, 4e-3, True), (0.1, 4e-3, False), (0.9, 1e-3, False), (PaperSchedule(lam0=0.5), 2e-3, False)]
     parts = [sample_initial_vectors(d, 2, rng, on_manifold=on_m) for _, _, on_m in regimes]
@@ -32,9 +32,9 @@ def _equivalence_starts(d: int, rng):
        "Definition 1 (SPEC §7): PGD on explicit vectors in R^d and the exact five-overlap recursion "
        "give the same iterates (for every d)")
 def overlap_pgd_equals_vector_pgd(quick: bool, rng) -> Check:
-    from numerics.geometry import overlaps_from_vectors
-    from numerics.pgd import overlap_pgd
-    from numerics.pgd_vectors import vector_pgd
+    from numerics.montecarlo.geometry import overlaps_from_vectors
+    from numerics.dynamics.pgd import overlap_pgd
+    from numerics.dynamics.pgd_vectors import vector_pgd
 
     steps = 1_000 if quick else 10_000
     gaps, risk_gaps = {}, {}
@@ -50,7 +50,7 @@ def overlap_pgd_equals_vector_pgd(quick: bool, rng) -> Check:
         risk_gaps[d] = float(np.max(np.abs(ours.excess_risk - ref.excess_risk)))
     worst = max(gaps.values())
     return Check(
-        method=f"numerics.pgd_vectors.vector_pgd (vectors in R^d) vs numerics.pgd.overlap_pgd (overlaps) "
+        method=f"numerics.dynamics.pgd_vectors.vector_pgd (vectors in R^d) vs numerics.dynamics.pgd.overlap_pgd (overlaps) "
                f"from the same 8 starts (2 per regime of SPEC §8 rows 1-4), {steps:,} steps, "
                f"d in {_DIMS}; max |difference| of the five overlaps at 11 logged steps",
         measured=worst,
@@ -83,9 +83,9 @@ def _manifold_points(rng, n: int):
        "Invariance of M (paper, SPEC §7), in float64: one PGD step from a point of M = {theta = eta = "
        "rho = 0} lands exactly on M, and the flow's theta', eta', rho' vanish exactly on M")
 def manifold_is_invariant(quick: bool, rng) -> Check:
-    from numerics.flow import overlap_flow
-    from numerics.lean_partials import lambda_constants, partials
-    from numerics.overlap_algebra import flow_velocity, pgd_map
+    from numerics.dynamics.flow import overlap_flow
+    from numerics.dynamics.risk_partials import lambda_constants, partials
+    from numerics.dynamics.overlap_steps import flow_velocity, pgd_map
     from theory import Overlaps
     from theory.risk import risk_grad_from_arrays
 
@@ -95,9 +95,9 @@ def manifold_is_invariant(quick: bool, rng) -> Check:
     gamma, L = np.sqrt(0.5), 10.0
     grads = risk_grad_from_arrays(x["d"], L, gamma, 0.0, x["lam"], *state)
     lean = partials(lambda_constants(x["d"], L, gamma, x["lam"][None, :]).at(0), *state)
-    off = {"partials (theory.risk)": grads[2:], "partials (numerics.lean_partials)": lean[2:],
+    off = {"partials (theory.risk)": grads[2:], "partials (numerics.dynamics.risk_partials)": lean[2:],
            "one PGD step (theory.risk partials)": pgd_map(x["alpha"], *state, *grads)[2:],
-           "one PGD step (lean partials, as numerics.pgd)": pgd_map(x["alpha"], *state, *lean)[2:],
+           "one PGD step (lean partials, as numerics.dynamics.pgd)": pgd_map(x["alpha"], *state, *lean)[2:],
            "flow velocity": flow_velocity(*state, *grads)[2:]}
     worst = {name: float(np.max(np.abs(np.asarray(v)))) for name, v in off.items()}
     n_flow = 2 if quick else 10
@@ -111,8 +111,8 @@ def manifold_is_invariant(quick: bool, rng) -> Check:
     return Check(
         method=f"{n} random points of M (d in [3, 1e4], lambda in [0.02, 3], alpha in [1e-4, 0.1]): "
                "R_theta, R_eta, R_rho by both partial routes, theta, eta, rho after one step of "
-               "numerics.overlap_algebra.pgd_map, theta', eta', rho' of flow_velocity; and "
-               f"numerics.flow.overlap_flow (LSODA) from {n_flow} of them to t = 20",
+               "numerics.dynamics.overlap_steps.pgd_map, theta', eta', rho' of flow_velocity; and "
+               f"numerics.dynamics.flow.overlap_flow (LSODA) from {n_flow} of them to t = 20",
         measured=measured,
         measured_text="max |.|: " + "; ".join(f"{k} {v:.1e}" for k, v in worst.items()),
         tolerance=0.0,

@@ -29,9 +29,9 @@ def _scalar(overlaps, i):
        "PGD -> gradient flow (SPEC §7): at flow time T = alpha * steps the PGD iterate differs from the "
        "flow's by C alpha + O(alpha^2) (order 1 in alpha)")
 def pgd_converges_to_flow_at_order_one(quick: bool, rng) -> Check:
-    from numerics.flow import overlap_flow
-    from numerics.initial import sample_initial_overlaps
-    from numerics.pgd import overlap_pgd
+    from numerics.dynamics.flow import overlap_flow
+    from numerics.dynamics.initial import sample_initial_overlaps
+    from numerics.dynamics.pgd import overlap_pgd
 
     n_starts = 3 if quick else 6
     orders, raw_slopes, local_ok = [], [], True
@@ -54,7 +54,7 @@ def pgd_converges_to_flow_at_order_one(quick: bool, rng) -> Check:
             local_ok &= bool(np.all(np.diff(np.abs(local - 1)) <= 1e-3))
     deviation = float(np.max(np.abs(np.array(orders) - 1)))
     return Check(
-        method="numerics.pgd.overlap_pgd vs numerics.flow.overlap_flow (LSODA, rtol 1e-12) at d = 400 from "
+        method="numerics.dynamics.pgd.overlap_pgd vs numerics.dynamics.flow.overlap_flow (LSODA, rtol 1e-12) at d = 400 from "
                f"{n_starts} random sphere starts per setting (lambda, T, alpha_0) in {_FLOW_SETTINGS[quick]}, "
                "alpha = alpha_0 2^-j, j = 0..3; slope of log max|4 E(alpha/2) - E(alpha)| vs log alpha",
         measured=deviation if local_ok else np.inf,
@@ -87,8 +87,8 @@ def _statistics(o, on_manifold):
 def _ks_pvalues(n, rng, dimension_factor=1):
     from scipy.stats import ks_2samp
 
-    from numerics.geometry import overlaps_from_vectors
-    from numerics.initial import sample_initial_overlaps, sample_initial_vectors
+    from numerics.montecarlo.geometry import overlaps_from_vectors
+    from numerics.dynamics.initial import sample_initial_overlaps, sample_initial_vectors
 
     pvalues = {}
     for on_manifold in (False, True):
@@ -104,7 +104,7 @@ def _ks_pvalues(n, rng, dimension_factor=1):
 
 @claim("initial-overlap-law",
        "Initial law (SPEC §8): the five overlaps drawn directly from their exact law in dimension d "
-       "(numerics.initial.sample_initial_overlaps) have the law of the overlaps of vectors drawn uniformly "
+       "(numerics.dynamics.initial.sample_initial_overlaps) have the law of the overlaps of vectors drawn uniformly "
        "on the sphere / on M in R^d")
 def initial_overlap_law(quick: bool, rng) -> Check:
     n = 2_000 if quick else 10_000
@@ -119,7 +119,7 @@ def initial_overlap_law(quick: bool, rng) -> Check:
     measured = -np.log10(pvalues[worst_key]) if not missed else np.inf
     return Check(
         method=f"two-sample Kolmogorov-Smirnov tests, n = {n:,} per sample, direct sampler vs "
-               f"numerics.geometry.overlaps_from_vectors(sample_initial_vectors(...)) for d in {_LAW_DIMS}, "
+               f"numerics.montecarlo.geometry.overlaps_from_vectors(sample_initial_vectors(...)) for d in {_LAW_DIMS}, "
                "on the sphere (5 overlaps and rho - kappa theta - eta nu) and on M (kappa, nu); power: the "
                "same batch with the direct sampler in dimension 2d",
         measured=measured,
@@ -139,7 +139,7 @@ _EXPECTED = {(0.0, 0.0): ("saddle", (-1, 1)), (1.0, 1.0): ("stable", (-1, -1)), 
              (1.0, -1.0): ("unstable", (1, 1)), (-1.0, 1.0): ("unstable", (1, 1))}
 _H = 1e-6
 # Domain: the stable eigenvalue at (1, 1) is 2 R_kappa(1, 1), proportional to erf(a_l / c) - 1 with
-# c = sqrt(1 + 4 lambda^2 gamma^2); numerics.flow.manifold_flow_velocity evaluates that difference in
+# c = sqrt(1 + 4 lambda^2 gamma^2); numerics.dynamics.flow.manifold_flow_velocity evaluates that difference in
 # float64, which resolves it only while erfc(a_l / c) >> eps, i.e. a_l / c <= 5 (erfc(5) = 1.5e-12).
 _MAX_ARG = 5.0
 
@@ -162,8 +162,8 @@ def _fixed_point_problems(quick: bool, rng):
        "signs (-, +) at (0, 0) (saddle), (-, -) at (1, 1) and (-1, -1) (stable), (+, +) at (1, -1) and "
        "(-1, 1) (unstable)")
 def fixed_points_numerical(quick: bool, rng) -> Check:
-    from numerics.flow import manifold_flow_velocity
-    from numerics.manifold_dynamics import manifold_jacobian
+    from numerics.dynamics.flow import manifold_flow_velocity
+    from numerics.dynamics.phase_portrait import manifold_jacobian
 
     problems = _fixed_point_problems(quick, rng)
     failures, residual, smallest_ratio = [], 0.0, np.inf
@@ -183,7 +183,7 @@ def fixed_points_numerical(quick: bool, rng) -> Check:
                                  f"{kind} expected, eigenvalues {fine.tolist()} +- {error.tolist()}"))
     measured = len(failures) + (residual > 0)
     return Check(
-        method=f"central-difference Jacobian of numerics.flow.manifold_flow_velocity (numerics.manifold_dynamics."
+        method=f"central-difference Jacobian of numerics.dynamics.flow.manifold_flow_velocity (numerics.dynamics.phase_portrait."
                f"manifold_jacobian, h = {_H:g} and 2h) at the five fixed points, {len(problems)} problems "
                f"((d, lambda) = (400, 0.1), (400, 0.9) and random d in [10, 1000], lambda in [0.02, 2] with "
                f"a_l/c <= {_MAX_ARG:g})",

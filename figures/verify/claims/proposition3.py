@@ -22,10 +22,10 @@ _CHUNK = 8192
 
 def _linear_loss_mc(problem, n: int, rng):
     """Monte-Carlo risk of Prop 3's coefficients beta_l = gamma^2 v* / (gamma^2 + L - 1)."""
-    from numerics.geometry import random_orthonormal
+    from numerics.montecarlo.geometry import random_orthonormal
 
-    task = require("numerics.task")
-    Estimate = require("numerics.montecarlo").Estimate
+    task = require("numerics.montecarlo.task")
+    Estimate = require("numerics.montecarlo.population_risk").Estimate
     k_star, v_star = random_orthonormal(int(problem.d), 2, rng)
     g2 = float(problem.gamma) ** 2
     weight = g2 / (g2 + float(problem.L) - 1.0)
@@ -46,7 +46,7 @@ def linear_risk_matches_monte_carlo(quick: bool, rng) -> Check:
     problems = [dataclasses.replace(p, L=max(int(p.L), 2)) for p in problems]
     n = 50_000 if quick else 1_000_000
     return z_test_check(
-        method=f"z-test: Monte-Carlo risk (n = {n}, sequences from numerics.task) of Prop 3's "
+        method=f"z-test: Monte-Carlo risk (n = {n}, sequences from numerics.montecarlo.task) of Prop 3's "
                f"coefficients vs theory.baselines.linear_risk at {len(problems)} random problems "
                "(d <= 20, L <= 12)",
         estimates=[_linear_loss_mc(p, n, child) for p, child in zip(problems, rng.spawn(len(problems)))],

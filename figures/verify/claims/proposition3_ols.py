@@ -1,6 +1,6 @@
 """Paper Proposition 3 by ordinary least squares on samples, and the attention / linear crossover.
 
-- OLS (``numerics.ols.ols_risk_mc``) fitted on sampled sequences reaches the closed-form best
+- OLS (``numerics.montecarlo.ols.ols_risk_mc``) fitted on sampled sequences reaches the closed-form best
   linear risk eps^2 + gamma^2 - gamma^4/(gamma^2 + L - 1) of Prop 3, the same at two values of d
   for each (L, gamma): the risk does not depend on d. The sibling claim ``proposition3-montecarlo``
   scores Prop 3's coefficients; here the coefficients are learned.
@@ -33,8 +33,8 @@ _DETECT = {True: 0.05, False: 0.02}
        "Proposition 3: least squares fitted on sampled sequences (J uniform) reaches the risk "
        "eps^2 + gamma^2 - gamma^4/(gamma^2 + L - 1), whatever d")
 def ols_matches_proposition3(quick: bool, rng) -> Check:
-    from numerics.geometry import random_orthonormal
-    from numerics.ols import ols_risk_mc
+    from numerics.montecarlo.geometry import random_orthonormal
+    from numerics.montecarlo.ols import ols_risk_mc
     from theory import Problem
     from theory.baselines import linear_risk
 

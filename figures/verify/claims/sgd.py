@@ -57,9 +57,9 @@ def _min_ks_pvalue(a, b, steps) -> float:
        "Online SGD (SPEC §8): the reduced simulator (overlaps only, O(1) work per step) gives the overlaps "
        "the same law as SGD on explicit vectors in R^d")
 def reduced_equals_full_in_law(quick: bool, rng) -> Check:
-    from numerics.geometry import vectors_from_overlaps
-    from numerics.sgd_full import online_sgd_full
-    from numerics.sgd_reduced import online_sgd_reduced
+    from numerics.montecarlo.geometry import vectors_from_overlaps
+    from numerics.sgd.full import online_sgd_full
+    from numerics.sgd.reduced import online_sgd_reduced
     from theory import Problem
 
     n_runs, steps = _LAW_SIZES[quick]["n_runs"], _LAW_SIZES[quick]["steps"]
@@ -84,7 +84,7 @@ def reduced_equals_full_in_law(quick: bool, rng) -> Check:
     caveat = ("quick mode: small samples, power reported but not required"
               if quick else "full mode: power required")
     return Check(
-        method=f"numerics.sgd_full.online_sgd_full (vectors in R^d) vs numerics.sgd_reduced.online_sgd_reduced, "
+        method=f"numerics.sgd.full.online_sgd_full (vectors in R^d) vs numerics.sgd.reduced.online_sgd_reduced, "
                f"{n_runs} independent runs each from one random off-M start per case (d, alpha) in {_LAW_CASES}, "
                f"L = 10, lambda = 1, batch 5; two-sample Kolmogorov-Smirnov test of each overlap at steps {steps}",
         measured=math.inf if underpowered else measured,
@@ -123,7 +123,7 @@ def _max_difference(a, b) -> float:
 def determinism_across_executors(quick: bool, rng) -> Check:
     import concurrent.futures
 
-    from numerics.sgd_experiment import PAPER_SGD, run_sgd_experiment
+    from numerics.sgd.experiment import PAPER_SGD, run_sgd_experiment
 
     config = dataclasses.replace(PAPER_SGD, seed=int(rng.integers(2**63)), **_DETERMINISM_SIZES[quick])
     kw = dict(runs_per_task=2)  # several tasks, so the order of completion can differ from run order
@@ -134,7 +134,7 @@ def determinism_across_executors(quick: bool, rng) -> Check:
             others["3 threads"] = run_sgd_experiment(config, executor=pool, **kw).trajectory
     gaps = {name: _max_difference(serial, tr) for name, tr in others.items()}
     return Check(
-        method=f"numerics.sgd_experiment.run_sgd_experiment, the paper's SGD setting with {config.n_runs} runs, "
+        method=f"numerics.sgd.experiment.run_sgd_experiment, the paper's SGD setting with {config.n_runs} runs, "
                f"{config.n_steps:,} steps, test set {config.test_size}, 2 runs per task, serially and on "
                f"{' and '.join(others)}; max |difference| over overlaps, risks, steps and lambda",
         measured=max(gaps.values()),
@@ -151,7 +151,7 @@ def determinism_across_executors(quick: bool, rng) -> Check:
        "Online SGD -> gradient flow (SPEC §7-§8): at flow time t = alpha n the mean SGD overlaps differ from "
        "the population gradient flow's by O(alpha) (fitted exponent 1)")
 def sgd_to_flow_order_one(quick: bool, rng) -> Check:
-    from numerics.sgd_experiment import SGDExperiment, sgd_flow_gap
+    from numerics.sgd.experiment import SGDExperiment, sgd_flow_gap
     from theory import Overlaps
 
     n_runs, f = _FLOW_RUNS[quick], _FLOW_SETTING
@@ -173,9 +173,9 @@ def sgd_to_flow_order_one(quick: bool, rng) -> Check:
     if not np.all(np.diff(gap.gap) < 0):
         problems.append("GAP NOT DECREASING in alpha")
     return Check(
-        method=f"numerics.sgd_experiment.sgd_flow_gap: d = {f['d']}, L = {f['L']}, lambda = {f['lam']:g}, batch 5, "
+        method=f"numerics.sgd.experiment.sgd_flow_gap: d = {f['d']}, L = {f['L']}, lambda = {f['lam']:g}, batch 5, "
                f"eps = 0.1, start {f['start']}, t = {f['t_end']:g}, alpha in {_FLOW_ALPHAS}, {n_runs} runs "
-               "each (exact reduced simulator) vs numerics.flow.overlap_flow (DOP853, rtol 1e-11); weighted fit "
+               "each (exact reduced simulator) vs numerics.dynamics.flow.overlap_flow (DOP853, rtol 1e-11); weighted fit "
                "log gap = log a + p log alpha + c alpha",
         measured=math.inf if problems else deviation,
         measured_text=f"|p - 1| = {deviation:.3f} (p = {gap.rate:.3f} ± {gap.rate_stderr:.3f} s.e.); "

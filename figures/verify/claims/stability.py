@@ -29,7 +29,7 @@ _FD_CASES = {True: [(8, 3, 0.8)], False: [(8, 3, 0.8), (12, 5, 0.7), (16, 4, 1.0
        "for lambda < lambda_c and a saddle above; lambda_c from the closed-form Riemannian Hessian "
        "equals the root of the smallest eigenvalue of the Hessian of R(k, v) in dimension d")
 def lambda_c_matches_finite_differences(quick: bool, rng) -> Check:
-    from numerics.hessian_fd import oracle_spectrum_fd, tangent_frame
+    from numerics.dynamics.hessian_fd import oracle_spectrum_fd, tangent_frame
     from theory import Problem
     from theory import stability
     from theory.symbolic.functions import roundoff_scale

@@ -77,13 +77,13 @@ _DETECT = {True: 0.05, False: 0.02}   # quick, full
 def closed_form_matches_monte_carlo(quick: bool, rng) -> Check:
     from theory import population_risk
 
-    population_risk_mc = require("numerics.montecarlo").population_risk_mc
+    population_risk_mc = require("numerics.montecarlo.population_risk").population_risk_mc
     points = _points(8 if quick else 20, rng)
     n = 40_000 if quick else 300_000
     estimates = [population_risk_mc(problem, overlaps, n=n, rng=child)
                  for (problem, overlaps), child in zip(points, rng.spawn(len(points)))]
     return z_test_check(
-        method=f"z-test of numerics.montecarlo.population_risk_mc (n = {n}) against the closed form "
+        method=f"z-test of numerics.montecarlo.population_risk.population_risk_mc (n = {n}) against the closed form "
                f"at {len(points)} random points, 1/4 on M, d up to 1e4",
         estimates=estimates, exacts=[float(population_risk(*point)) for point in points],
         alpha=_ALPHA, power=_POWER, detect=_DETECT[quick])

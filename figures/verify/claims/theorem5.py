@@ -1,5 +1,5 @@
 """Paper Theorem 5: population PGD initialised on M converges to the oracle up to the global sign
-(SPEC §7), with the sign given by the separatrix rule (``numerics.manifold_dynamics``); and, on
+(SPEC §7), with the sign given by the separatrix rule (``numerics.dynamics.phase_portrait``); and, on
 explicit vectors, the iterates leave M by roundoff only (the paper's floating-point observation).
 
 The sign rule is the flow's; the discrete map's basin boundary is tangent to the flow's separatrix at
@@ -19,7 +19,7 @@ ORDER = 55
 # Paper's setting (SPEC §8 row 1).
 _D, _LAM, _ALPHA = 400, 0.1, 4e-3
 # Convergence threshold on 1 - min(|kappa|, |nu|): quick 0.05 (the alignment threshold of
-# numerics.experiments.summarize_alignment, reached in about the paper's 20,000 steps), full 1e-4.
+# numerics.dynamics.experiments.summarize_alignment, reached in about the paper's 20,000 steps), full 1e-4.
 _DELTA = {True: 0.05, False: 1e-4}
 _RUNS = {True: 10, False: 30}
 _MAX_FLOW_TIME = 5e3
@@ -27,9 +27,9 @@ _MAX_FLOW_TIME = 5e3
 
 def _steps_from_flow(kappa0, nu0, delta: float) -> tuple:
     """PGD steps after which every start should be within delta of its corner: the flow time at
-    which the M-flow (numerics.flow.manifold_flow, LSODA, rtol 1e-10) from the slowest start
+    which the M-flow (numerics.dynamics.flow.manifold_flow, LSODA, rtol 1e-10) from the slowest start
     reaches 1 - min(|kappa|, |nu|) = delta / 2, divided by alpha."""
-    from numerics.flow import manifold_flow
+    from numerics.dynamics.flow import manifold_flow
 
     times = []
     for k0, n0 in zip(kappa0, nu0):
@@ -47,9 +47,9 @@ def _steps_from_flow(kappa0, nu0, delta: float) -> tuple:
        "+-(k*, v*): every run ends at the corner (s, s) predicted by the separatrix rule, and its risk "
        "tends to the oracle's")
 def pgd_on_m_converges(quick: bool, rng) -> Check:
-    from numerics.initial import sample_initial_overlaps
-    from numerics.manifold_dynamics import predicted_limit_sign, separatrix
-    from numerics.pgd import overlap_pgd
+    from numerics.dynamics.initial import sample_initial_overlaps
+    from numerics.dynamics.phase_portrait import predicted_limit_sign, separatrix
+    from numerics.dynamics.pgd import overlap_pgd
     from theory import Overlaps, Problem, oracle_risk, population_risk_grad
 
     delta, n = _DELTA[quick], _RUNS[quick]
@@ -74,9 +74,9 @@ def pgd_on_m_converges(quick: bool, rng) -> Check:
     # One number: a sign mismatch adds >= 1 > delta; a risk outside its bound is reported as inf.
     measured = mismatches + float(np.max(gap)) if risk_ok else np.inf
     return Check(
-        method=f"numerics.pgd.overlap_pgd from {n} starts uniform on M (numerics.initial), {steps:,} steps "
+        method=f"numerics.dynamics.pgd.overlap_pgd from {n} starts uniform on M (numerics.dynamics.initial), {steps:,} steps "
                "(the flow time at which the M-flow from the slowest start reaches a gap delta/2, over alpha); "
-               "limit sign vs numerics.manifold_dynamics.predicted_limit_sign (separatrix rule); final "
+               "limit sign vs numerics.dynamics.phase_portrait.predicted_limit_sign (separatrix rule); final "
                "risk vs theory.oracle_risk",
         measured=measured,
         measured_text=f"{mismatches} sign mismatches of {n}; max 1 - min(|kappa|, |nu|) = {np.max(gap):.2e}; "
@@ -98,8 +98,8 @@ def pgd_on_m_converges(quick: bool, rng) -> Check:
        "Theorem 5 in floating point (paper's observation): PGD on explicit vectors started on M "
        "(d = 400, lambda = 0.1, alpha = 4e-3) stays on M up to roundoff")
 def vector_pgd_stays_on_m(quick: bool, rng) -> Check:
-    from numerics.initial import sample_initial_vectors
-    from numerics.pgd_vectors import vector_pgd
+    from numerics.dynamics.initial import sample_initial_vectors
+    from numerics.dynamics.pgd_vectors import vector_pgd
 
     u = EPS / 2
     n, steps = (4, 1_000) if quick else (8, 10_000)
@@ -109,7 +109,7 @@ def vector_pgd_stays_on_m(quick: bool, rng) -> Check:
     bound = dist[0] + 8 * u * (log.steps[:, None] + 1)
     ratio = float(np.max(dist / bound))
     return Check(
-        method=f"numerics.pgd_vectors.vector_pgd from {n} starts on M (numerics.initial.sample_initial_vectors, "
+        method=f"numerics.dynamics.pgd_vectors.vector_pgd from {n} starts on M (numerics.dynamics.initial.sample_initial_vectors, "
                f"Gram-Schmidt in R^{_D}), {steps:,} steps; distance sqrt(theta^2 + eta^2 + rho^2) at 101 logged "
                "steps against its roundoff bound",
         measured=ratio,

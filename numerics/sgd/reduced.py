@@ -1,6 +1,6 @@
 """Exact reduced simulator of online SGD: the overlap process in O(1) work per step, for every d >= 4.
 
-Same algorithm as ``numerics.sgd_full.online_sgd_full`` (loss, gradients, projected step: see there);
+Same algorithm as ``numerics.sgd.full.online_sgd_full`` (loss, gradients, projected step: see there);
 the overlap trajectories have exactly the same law. Derivation.
 
 1. Markov property. A rotation Q maps the data law with (k*, v*) to the one with (Qk*, Qv*), and
@@ -38,13 +38,13 @@ from scipy.special import erf
 
 from theory.parameters import Overlaps, Problem
 
-from .sgd_trajectory import (SGDTrajectory, TrajectoryLog, check_settings, child_streams,
+from .trajectory import (SGDTrajectory, TrajectoryLog, check_settings, child_streams,
                              lambda_path, logged_steps, progress_bar, run_generators)
 
 __all__ = ["online_sgd_reduced", "cholesky_coordinates"]
 
 _TWO_OVER_SQRT_PI = 2.0 / np.sqrt(np.pi)
-_PIVOT_TOL = 1e-12  # as numerics.geometry: a smaller Cholesky pivot is a zero pivot
+_PIVOT_TOL = 1e-12  # as numerics.montecarlo.geometry: a smaller Cholesky pivot is a zero pivot
 _TINY = np.finfo(float).tiny
 _CHUNK_FLOATS = 2**21  # random numbers drawn ahead per block of steps (16 MiB)
 
@@ -171,10 +171,10 @@ def _fresh_test_risk(gens, KV, n, d, L, gamma, eps, lam):
 def online_sgd_reduced(problem: Problem, overlaps: Overlaps, *, alpha: float, n_steps: int,
                        batch_size: int, rng, schedule=None, log_every: int = 1, test_size: int = 0,
                        progress: bool = False) -> SGDTrajectory:
-    """Online SGD (``numerics.sgd_full``) simulated exactly on the overlaps (module docstring).
+    """Online SGD (``numerics.sgd.full``) simulated exactly on the overlaps (module docstring).
 
     overlaps: initial overlaps, array fields of shape (n_runs,) (e.g. from
-    ``numerics.initial.sample_initial_overlaps``). ``rng``: a Generator or one per run; run i's
+    ``numerics.dynamics.initial.sample_initial_overlaps``). ``rng``: a Generator or one per run; run i's
     training streams and its test samples come from children of its generator, each consumed in
     order (drawn ahead in blocks of steps): a run uses the same random numbers whichever other runs
     are simulated with it (results equal up to the summation order of vectorised reductions) and
@@ -188,7 +188,7 @@ def online_sgd_reduced(problem: Problem, overlaps: Overlaps, *, alpha: float, n_
     d, L, gamma, eps = check_settings(problem, alpha, n_steps, batch_size, log_every, test_size)
     if d < 4:
         raise ValueError(f"problem.d={d!r} is not allowed: the reduced simulator needs d >= 4 "
-                         "(use numerics.sgd_full.online_sgd_full)")
+                         "(use numerics.sgd.full.online_sgd_full)")
     KV = cholesky_coordinates(overlaps)
     n_runs = KV.shape[0]
     streams = [child_streams(g, 5) for g in run_generators(rng, n_runs)]

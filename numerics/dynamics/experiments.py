@@ -3,7 +3,7 @@
 Each experiment is a ``PopulationExperiment`` (L = 10, gamma = sqrt(1/2), 30 runs, fresh k*, v*
 per run, so in overlap coordinates only the law of the initial overlaps matters). Run r draws
 its initialisation from ``numpy.random.SeedSequence(seed).spawn(n_runs)[r]`` with
-``numerics.initial.sample_initial_overlaps`` (exact law in dimension d). The seeds are ours (the
+``numerics.dynamics.initial.sample_initial_overlaps`` (exact law in dimension d). The seeds are ours (the
 paper does not state its own). ``run_population_experiments`` advances all runs of all given
 experiments together (one vectorised loop; runs drop out when their experiment ends), which is
 what makes the four experiments cheap (``benchmarks/bench_dynamics.py``).

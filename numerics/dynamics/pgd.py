@@ -1,10 +1,10 @@
 """Exact population PGD in overlap coordinates (paper Definition 1; SPEC §7).
 
 The iterates (k_t, v_t) of projected gradient descent on the population risk are tracked through
-their five overlaps with (k*, v*): the update ``numerics.overlap_algebra.pgd_map`` is exact for
+their five overlaps with (k*, v*): the update ``numerics.dynamics.overlap_steps.pgd_map`` is exact for
 every d, so the cost per step does not depend on d. Independent runs are advanced together as
 arrays of shape (n_runs,); each run may have its own d, L, gamma, eps, alpha and lambda schedule
-lambda_t (step t -> t+1 uses lambda_t). Sibling: ``numerics.pgd_vectors.vector_pgd`` (the same
+lambda_t (step t -> t+1 uses lambda_t). Sibling: ``numerics.dynamics.pgd_vectors.vector_pgd`` (the same
 iteration on explicit vectors in R^d).
 """
 
@@ -17,8 +17,8 @@ import numpy as np
 from theory.parameters import OVERLAP_NAMES, Overlaps, Problem
 from theory.risk import risk_from_arrays
 
-from .lean_partials import lambda_constants, partials
-from .overlap_algebra import pgd_map
+from .risk_partials import lambda_constants, partials
+from .overlap_steps import pgd_map
 from .schedules import as_schedule
 
 __all__ = ["PGDResult", "overlap_pgd", "lambda_table"]
@@ -195,7 +195,7 @@ def overlap_pgd(initial, *, d, L=10, gamma=np.sqrt(0.5), eps=0.0, lam, alpha, st
     ``start_step`` resumes a run: the iterate ``initial`` is taken as that of step start_step
     (the schedule is evaluated from there). Logs start_step, the multiples of log_every after it
     and the last step. eps does not enter (the gradient does not depend on it; the logged excess
-    risk is R - eps^2). Exact for every d (see ``numerics.overlap_algebra``); raises
+    risk is R - eps^2). Exact for every d (see ``numerics.dynamics.overlap_steps``); raises
     FloatingPointError if an iterate becomes non-finite.
     """
     _check_int("steps", steps, 0)

@@ -13,7 +13,7 @@ with Euclidean gradients (r_b = T(X_b) - Y_b, p_bl = <X_bl,k>, q_bl = <X_bl,v>)
 
 and the simultaneous projected step of paper Definition 1 with the stochastic gradients:
 k <- normalize(k - alpha (I - k k^T) g_k), v <- normalize(v - alpha (I - v v^T) g_v).
-Exact at every d; cost O(n_runs B L d) per step. Sibling: ``numerics.sgd_reduced.online_sgd_reduced``
+Exact at every d; cost O(n_runs B L d) per step. Sibling: ``numerics.sgd.reduced.online_sgd_reduced``
 (the same law of the overlaps at a cost independent of d).
 """
 
@@ -24,7 +24,7 @@ from scipy.special import erf
 
 from theory.parameters import Problem
 
-from .sgd_trajectory import (SGDTrajectory, TrajectoryLog, check_settings, child_streams,
+from .trajectory import (SGDTrajectory, TrajectoryLog, check_settings, child_streams,
                              lambda_path, logged_steps, progress_bar, run_generators)
 
 __all__ = ["online_sgd_full", "minibatch_loss_grad", "sample_batch"]
@@ -100,7 +100,7 @@ def online_sgd_full(problem: Problem, k, v, k_star, v_star, *, alpha: float, n_s
     k, v, k_star, v_star: arrays (n_runs, d), d = problem.d, unit rows, k* ⟂ v*.
     ``rng``: a Generator or one Generator per run. Run i's training stream and test set come from
     two children spawned from its generator, so the trajectory does not depend on ``test_size``.
-    ``schedule``: lambda_t (``numerics.schedules``); None means the constant problem.lam. Step t
+    ``schedule``: lambda_t (``numerics.dynamics.schedules``); None means the constant problem.lam. Step t
     (t = 0..n_steps-1) uses lambda_t; the risks logged at step n use lambda_n.
     test_size > 0: a fixed test set of that size is sampled once per run (the paper uses 1000)
     and the empirical risk on it is logged (``test_risk_kind = "fixed"``).

@@ -2,7 +2,7 @@
 
 The flattened sequence x = vec(X) in R^{L d} is regressed on Y (no intercept: E[Y] = 0 and the
 token means lie along k* ⟂ v*, see ``theory.baselines``) over n_train sequences from
-``numerics.task.sample_task``; the normal equations are accumulated in chunks (memory
+``numerics.montecarlo.task.sample_task``; the normal equations are accumulated in chunks (memory
 O((L d)^2), time O(n (L d)^2)). The fitted predictor is then scored on n_test fresh sequences.
 
 Estimation excess. The test risk of the fitted coefficients exceeds the best linear risk by
@@ -22,7 +22,7 @@ import numpy as np
 
 from theory.parameters import Problem
 
-from .montecarlo import Estimate, RunningMean
+from .population_risk import Estimate, RunningMean
 from .task import sample_task
 
 __all__ = ["OLSResult", "ols_fit", "ols_risk_mc"]

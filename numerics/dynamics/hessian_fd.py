@@ -17,7 +17,7 @@ import numpy as np
 
 from theory.risk import risk_from_arrays
 
-from .geometry import random_orthonormal
+from ..montecarlo.geometry import random_orthonormal
 
 __all__ = ["FDSpectrum", "tangent_frame", "riemannian_hessian_fd", "oracle_spectrum_fd"]
 

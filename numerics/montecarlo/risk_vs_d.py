@@ -3,11 +3,11 @@
 Theory curves on a log-spaced grid of d: Bayes risk (quadrature, ``theory.bayes.bayes_risk_quad``,
 up to ``d_quad_max``), oracle attention at its best lambda and at lambda = (L d)^(-1/4)
 (``theory.baselines``), best linear predictor (paper Prop 3) and null predictor. Monte-Carlo points
-(mean, stderr) on a coarser grid: Bayes risk (``numerics.bayes_mc.bayes_risk_mc``) and oracle
-attention at the best lambda (``numerics.montecarlo.population_risk_mc``). Each Monte-Carlo point
+(mean, stderr) on a coarser grid: Bayes risk (``numerics.montecarlo.bayes_risk.bayes_risk_mc``) and oracle
+attention at the best lambda (``numerics.montecarlo.population_risk.population_risk_mc``). Each Monte-Carlo point
 draws from its own child of ``rng`` (``Generator.spawn``), so the result is reproducible from the seed.
 Note: beyond d ~ 20 (gamma^2 = 1/2) the Bayes Monte Carlo misses the rare sequences that carry
-the tiny Bayes excess (``numerics.bayes_mc``), so there the quadrature curve is the reference.
+the tiny Bayes excess (``numerics.montecarlo.bayes_risk``), so there the quadrature curve is the reference.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from theory.bayes import bayes_risk_quad
 from theory.parameters import Overlaps, Problem
 from theory.risk import oracle_risk
 
-from .bayes_mc import bayes_risk_mc
-from .montecarlo import population_risk_mc
+from .bayes_risk import bayes_risk_mc
+from .population_risk import population_risk_mc
 
 __all__ = ["RiskVsDSize", "SIZES", "RiskVsD", "risk_vs_d"]
 

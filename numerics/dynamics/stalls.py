@@ -23,7 +23,7 @@ from theory.parameters import Overlaps, Problem
 from theory.risk import oracle_risk, risk_from_arrays
 
 from .experiments import ExperimentResult, summarize_alignment
-from .geometry import overlaps_from_vectors, vectors_from_overlaps
+from ..montecarlo.geometry import overlaps_from_vectors, vectors_from_overlaps
 from .pgd import PGDResult, overlap_pgd
 
 __all__ = ["OracleHessian", "oracle_hessian", "overlaps_near_oracle", "PerturbationResult",

@@ -6,7 +6,7 @@ lambda_t = 2 / (1 + 1e-4 t), alpha = 1e-3, 200,000 steps, 30 runs with fresh k*,
 on the sphere, test set 1,000, logged every 500 steps). ``run_sgd_experiment`` / ``run_sgd_sweep``
 run it on any executor of ``numerics.executors`` with results independent of the executor.
 ``sgd_flow_gap`` measures how the mean SGD trajectory approaches the population gradient flow
-(``numerics.flow.overlap_flow``) as alpha -> 0 at fixed time t = alpha n.
+(``numerics.dynamics.flow.overlap_flow``) as alpha -> 0 at fixed time t = alpha n.
 """
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ import numpy as np
 
 from theory.parameters import OVERLAP_NAMES, Overlaps, Problem
 
-from .executors import RunJob, map_jobs
-from .flow import overlap_flow
-from .geometry import vectors_from_overlaps
-from .initial import sample_initial_overlaps, sample_initial_vectors
-from .schedules import PaperSchedule
-from .sgd_full import online_sgd_full
-from .sgd_reduced import online_sgd_reduced
-from .sgd_trajectory import SGDTrajectory
+from ..executors import RunJob, map_jobs
+from ..dynamics.flow import overlap_flow
+from ..montecarlo.geometry import vectors_from_overlaps
+from ..dynamics.initial import sample_initial_overlaps, sample_initial_vectors
+from ..dynamics.schedules import PaperSchedule
+from .full import online_sgd_full
+from .reduced import online_sgd_reduced
+from .trajectory import SGDTrajectory
 
 __all__ = ["SGDExperiment", "PAPER_SGD", "SGDExperimentResult", "run_sgd_experiment",
            "run_sgd_sweep", "sgd_runs", "FlowGap", "sgd_flow_gap"]

@@ -1,7 +1,7 @@
 """The logged result of online SGD (SPEC §8, last row) and the checks shared by its two simulators.
 
-``numerics.sgd_full.online_sgd_full`` (explicit d-dimensional vectors) and
-``numerics.sgd_reduced.online_sgd_reduced`` (exact reduced simulator, cost independent of d) both
+``numerics.sgd.full.online_sgd_full`` (explicit d-dimensional vectors) and
+``numerics.sgd.reduced.online_sgd_reduced`` (exact reduced simulator, cost independent of d) both
 return an ``SGDTrajectory``: per logged step n (after n updates) the five overlaps of every run,
 the exact population risk R(k_n, v_n) at lambda_n = schedule(n) (closed form, SPEC §5), and an
 empirical test risk. Logged steps are 0, log_every, 2 log_every, ... and always n_steps.
@@ -17,7 +17,7 @@ import numpy as np
 from theory.parameters import OVERLAP_NAMES, Overlaps, Problem
 from theory.risk import risk_from_arrays
 
-from .schedules import ConstantLambda, as_schedule
+from ..dynamics.schedules import ConstantLambda, as_schedule
 
 __all__ = ["SGDTrajectory", "TEST_RISK_KINDS"]
 

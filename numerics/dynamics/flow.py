@@ -2,7 +2,7 @@
 
 Two ODEs, both the alpha -> 0 limit of PGD (paper Definition 1) with time t = alpha * steps:
 
-- ``overlap_flow``: the five-overlap ODE of ``numerics.overlap_algebra.flow_velocity`` with the
+- ``overlap_flow``: the five-overlap ODE of ``numerics.dynamics.overlap_steps.flow_velocity`` with the
   partials of ``theory.risk.risk_grad_from_arrays``; exact for every finite d.
 - ``manifold_flow``: the two-dimensional flow on M (SPEC §7, derived),
       kappa' = -(1 - kappa^2) dR_M/dkappa,   nu' = -(1 - nu^2) dR_M/dnu,
@@ -28,7 +28,7 @@ from theory.parameters import OVERLAP_NAMES, Overlaps, Problem
 from theory.risk import risk_grad_from_arrays
 from theory.special import erf_prime
 
-from .overlap_algebra import flow_velocity
+from .overlap_steps import flow_velocity
 from .schedules import as_schedule
 
 __all__ = ["FlowTrajectory", "overlap_flow", "manifold_flow", "manifold_flow_velocity",

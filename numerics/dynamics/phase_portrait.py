@@ -1,7 +1,7 @@
 """Phase portrait of the gradient flow on M (SPEC §7; paper Theorem 5): fixed points, their linear
 classification, the separatrix, and the sign of the limit from a starting point.
 
-On M the flow (``numerics.flow.manifold_flow_velocity``) is odd under (kappa, nu) -> (-kappa, -nu).
+On M the flow (``numerics.dynamics.flow.manifold_flow_velocity``) is odd under (kappa, nu) -> (-kappa, -nu).
 Its fixed points in [-1, 1]^2 are exactly (0, 0) and the four corners (+-1, +-1): kappa' = 0 needs
 kappa = +-1 or dR/dkappa = 0, nu' = 0 needs nu = +-1 or erf(a_l kappa) = 0 (kappa = 0), and
 dR/dkappa = 0 with nu = +-1 would need erf(a_l kappa / c) = +-1, impossible for finite kappa.

@@ -6,7 +6,7 @@ simultaneous updates, with the Euclidean gradients built as vectors,
 g_k = R_kappa k* + R_eta v* + R_rho v and g_v = R_nu v* + R_theta k* + R_rho k, where the partials
 come from ``theory.risk.risk_grad_from_arrays`` at the overlaps read off the current vectors. The
 projection and normalisation are done on the vectors (inner products and norms in R^d), so this
-route shares with ``numerics.pgd.overlap_pgd`` only the partial derivatives of the closed form.
+route shares with ``numerics.dynamics.pgd.overlap_pgd`` only the partial derivatives of the closed form.
 Cost O(d) per step and run. Exact for every d (up to float64 roundoff, which is why the iterates
 leave M by roundoff only, see ``tests/test_theorem5.py``).
 """
@@ -44,7 +44,7 @@ def _dot(a, b):
 def vector_pgd(k, v, k_star, v_star, *, L=10, gamma=np.sqrt(0.5), eps=0.0, lam, alpha, steps: int,
                log_every: int = 1) -> VectorPGDResult:
     """PGD on vectors of shape (n_runs, d) (d is read from the arrays); other arguments as in
-    ``numerics.pgd.overlap_pgd`` (lam: number, schedule, or one per run)."""
+    ``numerics.dynamics.pgd.overlap_pgd`` (lam: number, schedule, or one per run)."""
     k, v, k_star, v_star = (np.array(x, dtype=float, ndmin=2) for x in (k, v, k_star, v_star))
     if not (k.shape == v.shape == k_star.shape == v_star.shape):
         raise ValueError(f"k, v, k_star, v_star must have the same shape (n_runs, d); got "

@@ -48,7 +48,7 @@ __all__ = ["pgd_map", "flow_velocity"]
 def pgd_map(alpha, kappa, nu, theta, eta, rho, r_kappa, r_nu, r_theta, r_eta, r_rho):
     """One projected gradient step (paper Definition 1) on the overlaps; returns the next
     (kappa, nu, theta, eta, rho). Formula in the module docstring; exact for every d.
-    Sibling: ``numerics.pgd_vectors`` (the same step on explicit vectors)."""
+    Sibling: ``numerics.dynamics.pgd_vectors`` (the same step on explicit vectors)."""
     a_k = r_kappa * kappa + r_eta * eta + r_rho * rho
     a_v = r_nu * nu + r_theta * theta + r_rho * rho
     c_k = 1.0 + alpha * a_k

@@ -28,7 +28,7 @@ import numpy as np
 from theory.bayes import scalar_problem_fields
 from theory.parameters import Problem
 
-from .montecarlo import Estimate, RunningMean
+from .population_risk import Estimate, RunningMean
 
 __all__ = ["sample_token_statistics", "posterior_weights", "conditional_variance",
            "bayes_predictor", "bayes_risk_mc"]

@@ -1,0 +1,22 @@
+"""Online SGD (paper Section 5 experiments): the full d-dimensional simulator, the exact reduced one on
+the Gram coordinates, their common trajectory object, and the experiment and sweep drivers."""
+
+from .trajectory import (
+    SGDTrajectory,
+)
+from .full import (
+    online_sgd_full, minibatch_loss_grad, sample_batch,
+)
+from .reduced import (
+    online_sgd_reduced, cholesky_coordinates,
+)
+from .experiment import (
+    SGDExperiment, PAPER_SGD, SGDExperimentResult, run_sgd_experiment, run_sgd_sweep, sgd_runs,
+    FlowGap, sgd_flow_gap,
+)
+
+__all__ = [
+    "SGDTrajectory", "online_sgd_full", "minibatch_loss_grad", "sample_batch", "online_sgd_reduced",
+    "cholesky_coordinates", "SGDExperiment", "PAPER_SGD", "SGDExperimentResult",
+    "run_sgd_experiment", "run_sgd_sweep", "sgd_runs", "FlowGap", "sgd_flow_gap",
+]
