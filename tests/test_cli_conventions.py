@@ -3,6 +3,7 @@
 
 import json
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -69,7 +70,13 @@ def test_list_dry_run_quick_and_clean(tmp_path):
     assert full_png.read_bytes() == b"full-quality figure" and full_png.stat().st_mtime_ns == mtime
     from PIL import Image
 
-    assert "quick run" in Image.open(quick_png).text["Title"]
+    meta = Image.open(quick_png).text     # title, caption, parameters and provenance in the file
+    recipe = next(r for r in discover_recipes() if r.name == FIGURE)
+    assert "quick run" in meta["Title"] and meta["Description"] == (recipe.caption or recipe.title)
+    assert json.loads(meta["Parameters"]) == recipe.params(True)
+    origin = json.loads(meta["Provenance"])
+    assert origin["python"] == platform.python_version() and origin["seed"] == recipe.seed
+    assert origin["command"][:2] == ["slr", "figures"] and json.loads(meta["Run"])["mode"] == "quick"
 
     # now cached in quick mode, still to compute in full mode; --force says so
     assert _line(slr("figures", "--dry-run", "--quick", "--out", tmp_path).stdout, "figure", FIGURE).split()[2] == "cached"
