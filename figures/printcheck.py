@@ -1,7 +1,7 @@
 """Is a figure fit for a paper? ``print_problems(fig)`` lists what is not (an empty list: it is).
 
 Checked at the figure's own size, which is its print size (``figures.style``): the width is a
-single or double column; drawing it raises no warning (matplotlib's layout engines warn when
+single or double column, and nothing is drawn outside it; drawing it raises no warning (matplotlib's layout engines warn when
 they cannot fit the decorations); every text is at least ``MIN_FONT_PT``; no two texts overlap;
 no legend lies over an axes (data); every colour is one of ``PALETTE``, white or a neutral grey.
 """
@@ -96,6 +96,12 @@ def print_problems(fig) -> list[str]:
         canvas.draw()
     problems += [f"warning while drawing: {w.message}" for w in caught]
     renderer = canvas.get_renderer()
+    # Saved with bbox_inches="tight", a figure grows by whatever sticks out of it (a wide legend or
+    # title): then its printed width is not the declared one.
+    tight, bbox = fig.get_tightbbox(renderer), fig.bbox_inches
+    if tight.width > bbox.width + 0.05 or tight.height > bbox.height + 0.05:
+        problems.append(f"drawn {tight.width:.2f} x {tight.height:.2f} in, larger than the figure "
+                        f"{bbox.width:.2f} x {bbox.height:.2f} in (something sticks out)")
     texts = _texts(fig)
     problems += [f"text {t.get_text()[:40]!r} is {t.get_fontsize():.1f} pt < {MIN_FONT_PT} pt"
                  for t in texts if t.get_fontsize() < MIN_FONT_PT - 1e-9]

@@ -22,7 +22,7 @@ from ..style import DOUBLE_COLUMN, PALETTE, draw_fixed_points
 
 __all__ = ["BAND", "GROUP_COLOURS", "groups", "plot_training_panels", "experiment_title", "caption"]
 
-BAND = "line: median over the group's runs; band: 25%-75% of its runs"
+BAND = "band: 25%-75% of a group's runs; line: median"
 GROUP_COLOURS = {"aligned": PALETTE["quadrature"], "not aligned": PALETTE["monte_carlo"]}
 QUANTILES = (0.25, 0.5, 0.75)
 
@@ -125,7 +125,7 @@ def legend_entries(data, p, *, risk_entries=()) -> tuple[list, list]:
         labels.append(f"{name} ({runs.size}/{n} runs)")
     extra = [*risk_entries,
              (Line2D([], [], color=PALETTE["closed_form"], ls=":"), "oracle (k*, v*) at λ_t"),
-             (Line2D([], [], color=PALETTE["muted"], ls=":"), f"1 − δ (b), δ = {p['delta']:g}; machine ε (d)")]
+             (Line2D([], [], color=PALETTE["muted"], ls=":"), f"1 − δ in (b), δ = {p['delta']:g}; machine ε in (d)")]
     if "separatrix_kappa" in data:
         extra.append((Line2D([], [], color=PALETTE["closed_form"], ls="--", lw=0.8), "separatrix of the flow on M"))
     for kind, marker, face in (("saddle", "X", "black"), ("stable node", "o", "black"), ("unstable node", "o", "white")):
@@ -152,6 +152,6 @@ def plot_training_panels(data: dict, p: dict, *, method: str = "exact population
         ax.xaxis.set_major_locator(MaxNLocator(4))  # step counts up to 200,000 must not overlap
         ax.set_xlabel("step t")
     handles, labels = legend_entries(data, p, risk_entries=risk_entries)
-    fig.legend(handles, labels, loc="outside lower center", ncols=3)
+    fig.legend(handles, labels, loc="outside lower center", ncols=3, columnspacing=1.2, handlelength=1.8)
     fig.suptitle(experiment_title(p, method))
     return fig

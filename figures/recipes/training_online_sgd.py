@@ -133,7 +133,7 @@ def plot(data: dict, p: dict):
         ax.set(yscale="log", ylabel="excess risk (risk − ε²)", title="(a) excess risk: population and test set")
 
     entries = [(Line2D([], [], color=test_colour, ls="--", lw=0.7),
-                f"test-set risk − ε², median (fresh {p['test_size']:,} samples per logged step)")]
+                "test-set risk − ε², median")]
     return panels.plot_training_panels(
-        data, p, method=f"online SGD on minibatches of {p['batch_size']} fresh samples (exact reduced simulator)",
+        data, p, method=f"online SGD, minibatches of {p['batch_size']} fresh samples",
         risk_panel=risk_panel, risk_entries=entries)
