@@ -147,6 +147,8 @@ def write_verification_page(app) -> None:
                   f"**Tolerance.** {c['derivation']}", ""]
     # Plain text: statements contain '$' and '*' only as ordinary characters.
     text = "\n".join(lines).replace("$", "\\$")
+    # Statements cite their derivation: make it a link (an anchor that does not exist fails the build).
+    text = MATH_LINK.sub(lambda m: f"[{m.group(0)}](../math/{m.group(1)}.md#{m.group(2)})", text)
     _write(GENERATED / "verification.md", text)
 
 

@@ -18,7 +18,6 @@ import numpy as np
 NAME = "oracle_stability"
 TITLE = "Oracle stability: smallest Hessian block eigenvalue vs lambda, lambda_c(d) -> sqrt(3)/2"
 SEED = 20250303
-DEPENDS = ("theory.stability", "theory.zeta", "theory.special")
 
 
 def params(quick: bool) -> dict:

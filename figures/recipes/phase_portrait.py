@@ -22,8 +22,6 @@ import numpy as np
 NAME = "phase_portrait"
 TITLE = "Gradient flow on M in (kappa, nu): field, fixed points and their type, PGD trajectories"
 SEED = 20250102
-DEPENDS = ("theory.risk", "theory.zeta", "numerics.dynamics.pgd", "numerics.dynamics.initial", "numerics.dynamics.phase_portrait",
-           "numerics.dynamics.flow")
 
 
 def params(quick: bool) -> dict:
