@@ -50,12 +50,15 @@ def closed_form_matches_quadrature(quick: bool, rng) -> Check:
     from theory.zeta import ZETA_MAX_RELATIVE_ERROR
 
     population_risk_quad = require("theory.risk_quad").population_risk_quad
-    ratios = []
+    ratios, differences, abserrs, scales = [], [], [], []
     for problem, overlaps in _points(8 if quick else 40, rng):
         q = population_risk_quad(problem, overlaps)
         closed = float(population_risk(problem, overlaps))
-        allowed = q.abserr + (_ROUNDINGS * EPS + ZETA_MAX_RELATIVE_ERROR) * closed_form_term_scale(problem, overlaps)
-        ratios.append(abs(closed - q.value) / allowed)
+        scales.append(closed_form_term_scale(problem, overlaps))
+        allowed = q.abserr + (_ROUNDINGS * EPS + ZETA_MAX_RELATIVE_ERROR) * scales[-1]
+        differences.append(abs(closed - q.value))
+        abserrs.append(float(q.abserr))
+        ratios.append(differences[-1] / allowed)
     return Check(
         method=f"theory.population_risk vs theory.risk_quad.population_risk_quad (1-D QUADPACK, "
                f"independent algebra) at {len(ratios)} random points, 1/4 on M, d up to 1e4",
@@ -64,7 +67,7 @@ def closed_form_matches_quadrature(quick: bool, rng) -> Check:
         tolerance=1.0,
         derivation="allowed = quadrature abserr + closed-form roundoff bound (32 eps + "
                    "ZETA_MAX_RELATIVE_ERROR) x sum of |terms|",
-        details={"ratios": ratios},
+        details={"ratios": ratios, "differences": differences, "quad_abserr": abserrs, "term_scale": scales},
     )
 
 
