@@ -67,10 +67,11 @@ def compute(p: dict, rng: np.random.Generator, progress) -> dict:
                                  log_every=max(n // p["n_log"], 1), seed=(path_seed, i))
              for i, n in enumerate(steps)]
     with progress(total=2, desc="SGD vs flow") as bar:
-        runs = run_sgd_sweep(paths, executor=executor, runs_per_task=p["path_runs_per_task"])
+        # progress: step-level bars, shown on a terminal or forwarded from a worker process
+        runs = run_sgd_sweep(paths, executor=executor, runs_per_task=p["path_runs_per_task"], progress=True)
         bar.update()
         gap = sgd_flow_gap(dataclasses.replace(_config(p, p["gap_runs"]), seed=gap_seed), p["alphas"],
-                           p["t_end"], executor=executor, runs_per_task=p["gap_runs_per_task"])
+                           p["t_end"], executor=executor, runs_per_task=p["gap_runs_per_task"], progress=True)
         bar.update()
     t_flow = np.linspace(0.0, p["t_end"], 201)
     flow = overlap_flow(Overlaps(**p["start"]), d=p["d"], L=p["L"], gamma=p["gamma"], lam=p["lam"],

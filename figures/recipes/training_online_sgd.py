@@ -80,7 +80,8 @@ def compute(p: dict, rng, progress) -> dict:
     config = _config(p)
     executor = p["workers"] if p["workers"] > 1 else None
     with progress(total=1, desc=f"online SGD ({p['n_runs']} runs, {p['steps']:,} steps)") as bar:
-        result = run_sgd_experiment(config, executor=executor, runs_per_task=p["runs_per_task"])
+        # progress: step-level bars, shown on a terminal or forwarded from a worker process
+        result = run_sgd_experiment(config, executor=executor, runs_per_task=p["runs_per_task"], progress=True)
         bar.update()
     tr = result.trajectory
     n = tr.n_runs

@@ -13,7 +13,7 @@ from scipy.special import erf
 
 from theory.parameters import Problem
 
-__all__ = ["sample_task", "sample_sequences", "attention_predictor"]
+__all__ = ["sample_task", "sample_sequences", "sequence_draws", "attention_predictor"]
 
 _EPS = np.finfo(float).eps
 
@@ -64,6 +64,20 @@ def sample_sequences(s, gamma, eps, L, k_star, v_star, n, rng, J=None):
     s, gamma, eps, L are taken as given (validated by ``Problem``); the vectors, n, rng and J
     are checked.
     """
+    J, X, xi = sequence_draws(eps, L, k_star, v_star, n, rng, J)
+    rows = np.arange(n)
+    X[rows, J] = s * np.asarray(k_star, dtype=float) + gamma * X[rows, J]
+    Y = X[rows, J] @ np.asarray(v_star, dtype=float)
+    if xi is not None:
+        Y += eps * xi
+    return X, Y, J
+
+
+def sequence_draws(eps, L, k_star, v_star, n, rng, J=None):
+    """The random numbers of ``sample_sequences``, drawn from ``rng`` in its order, after its
+    checks: locations J (n,), standard normals Z (n, L, r) and the noise draws xi (n,) (None
+    when eps = 0). ``sample_sequences`` builds the tokens from them; the compiled Monte-Carlo
+    kernel (``numerics.kernels.span_risk_kernel``) consumes the same numbers."""
     k_star = np.asarray(k_star, dtype=float)
     r = k_star.size
     k_star = _unit_vector("k_star", k_star, r)
@@ -76,13 +90,8 @@ def sample_sequences(s, gamma, eps, L, k_star, v_star, n, rng, J=None):
     if not isinstance(rng, np.random.Generator):
         raise ValueError(f"rng={rng!r} is not allowed: rng must be a numpy.random.Generator")
     J = _locations(J, L, n, rng)
-    X = rng.standard_normal((n, L, r))
-    rows = np.arange(n)
-    X[rows, J] = s * k_star + gamma * X[rows, J]
-    Y = X[rows, J] @ v_star
-    if eps > 0:
-        Y += eps * rng.standard_normal(n)
-    return X, Y, J
+    Z = rng.standard_normal((n, L, r))
+    return J, Z, (rng.standard_normal(n) if eps > 0 else None)
 
 
 def sample_task(problem: Problem, k_star, v_star, n: int, rng: np.random.Generator, J=None):

@@ -145,10 +145,11 @@ def child_streams(gen: np.random.Generator, n: int) -> list:
 
 
 def progress_bar(enabled: bool, total: int, desc: str):
-    """A tqdm bar over the steps (disabled, hence silent, unless ``enabled``)."""
-    from tqdm.auto import tqdm
+    """A bar over the steps (``numerics.progress.bar``: drawn on a terminal, or forwarded to the
+    parent's display from a pool worker); silent unless ``enabled``."""
+    from ..progress import bar
 
-    return tqdm(total=total, desc=desc, unit="step", disable=not enabled)
+    return bar(total=total, desc=desc, unit="step", disable=None if enabled else True)
 
 
 class TrajectoryLog:
