@@ -47,7 +47,7 @@ def _quick_data(name):
     return recipe.compute(recipe.params(True), np.random.default_rng(0), progress_factory(False)), recipe.params(True)
 
 
-def test_phase_portrait_data_shows_the_fixed_points_of_spec_7():
+def test_phase_portrait_data_shows_the_fixed_points_on_m():
     data, p = _quick_data("phase_portrait")
     kinds = dict(zip(map(tuple, data["fixed_points"]), data["fixed_kind"]))
     assert kinds[(0.0, 0.0)] == "saddle"

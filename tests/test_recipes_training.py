@@ -1,4 +1,4 @@
-"""The four training figures (SPEC §8 rows 1-4): parameters as in the paper's table, cache keys that
+"""The four training figures (docs/math/dynamics.md#the-papers-experiments, rows 1-4): parameters as in the paper's table, cache keys that
 cover the shared helper, and the quick data and figures consistent with the numerics they draw.
 (Every recipe's quick run through the runner is in tests/test_figures_recipes.py.)"""
 
@@ -22,8 +22,8 @@ from theory import Problem, oracle_risk
 MODULES = {"training_init_on_M": 0, "training_sphere_small_lambda": 1, "training_sphere_large_lambda": 2,
            "training_sphere_schedule": 3}
 
-# SPEC §8, rows 1-4, typed in from the paper's table (independent of numerics.dynamics.experiments).
-SPEC_ROWS = [
+# docs/math/dynamics.md#the-papers-experiments, rows 1-4, typed in from the paper's table (independent of numerics.dynamics.experiments).
+PAPER_ROWS = [
     dict(init="manifold", d=400, lam=0.1, alpha=4e-3, steps=20_000),
     dict(init="sphere", d=400, lam=0.1, alpha=4e-3, steps=20_000),
     dict(init="sphere", d=400, lam=0.9, alpha=1e-3, steps=120_000),
@@ -55,7 +55,7 @@ def test_recipes_are_registered_and_the_helper_is_not():
 @pytest.mark.parametrize("name, row", MODULES.items())
 def test_full_parameters_are_the_papers(name, row):
     p = _module(name).params(False)
-    spec = SPEC_ROWS[row]
+    spec = PAPER_ROWS[row]
     assert {k: p[k] for k in spec} == spec
     assert (p["L"], p["n_runs"], p["eps"]) == (10, 30, 0.0)
     assert p["gamma"] == pytest.approx(math.sqrt(0.5), rel=1e-15)

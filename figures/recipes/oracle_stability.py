@@ -1,4 +1,4 @@
-"""Figure: stability of the oracle (k*, v*) on the sphere product as lambda grows (SPEC §7, derived).
+"""Figure: stability of the oracle (k*, v*) on the sphere product as lambda grows (docs/math/critical-lambda.md#critical-lambda, derived).
 
 Left: the smaller eigenvalue of the 2x2 block of the Riemannian Hessian at the oracle
 (``theory.stability.oracle_hessian``: k tilted towards v*, v tilted towards k*) against lambda,

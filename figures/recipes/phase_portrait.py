@@ -1,13 +1,13 @@
 """Figure: the gradient flow of the population risk on the manifold M, in the (kappa, nu) plane.
 
-On M (theta = eta = rho = 0, invariant: SPEC §7, paper Theorem 5 setting) the flow on the
+On M (theta = eta = rho = 0, invariant: docs/math/dynamics.md#invariant-manifold, paper Theorem 5 setting) the flow on the
 sphere product reduces to
 
     kappa' = -(1 - kappa^2) dR/dkappa,    nu' = -(1 - nu^2) dR/dnu,
 
 with the partials of the closed form (``theory.risk.risk_grad_from_arrays`` at
 theta = eta = rho = 0). Fixed points (0, 0), (+-1, +-1) with their type (stable node, unstable
-node, saddle) from the Jacobian of the M-flow formula of SPEC §7, and the separatrix splitting
+node, saddle) from the Jacobian of the M-flow formula of docs/math/dynamics.md#fixed-points-and-their-types, and the separatrix splitting
 the mixed quadrants (``numerics.dynamics.phase_portrait``: an independent route to the same field, so
 the streamlines must run into the points and along the curve they mark). Overlaid: exact
 population PGD (``numerics.dynamics.pgd.overlap_pgd``, paper Definition 1) from the paper's

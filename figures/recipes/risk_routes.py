@@ -1,6 +1,6 @@
 """Figure: the population risk by three routes along two paths in kappa, on and off M.
 
-Closed form (``theory.population_risk``, SPEC §5 / paper Theorem 1) as a curve; 1-D quadrature
+Closed form (``theory.population_risk``, docs/math/risk.md#closed-form-population-risk / paper Theorem 1) as a curve; 1-D quadrature
 (``theory.risk_quad.population_risk_quad``) and Monte Carlo (``numerics.montecarlo.population_risk.
 population_risk_mc``, +-2 standard errors) as points. Bottom row: residuals against the closed
 form in units of each route's own error estimate (quadrature abserr, Monte-Carlo stderr), with

@@ -1,6 +1,6 @@
 """Figure: risk against d for the Bayes predictor, oracle attention, the best linear predictor and 0.
 
-Data: ``numerics.montecarlo.risk_vs_d.risk_vs_d`` (SPEC §6). Curves: Bayes risk by quadrature
+Data: ``numerics.montecarlo.risk_vs_d.risk_vs_d`` (docs/math/baselines.md#bayes-risk). Curves: Bayes risk by quadrature
 (``theory.bayes.bayes_risk_quad``, exact at finite d; computed up to ``d_quad_max``: at d = 300,
 L = 10, gamma^2 = 1/2 the Bhattacharyya bound of ``tests/test_bayes.py`` puts the Bayes excess
 below 1e-28, so beyond it the Bayes risk is eps^2 to float64 precision), oracle

@@ -2,7 +2,7 @@
 
 Online SGD with step alpha, run for n = t_end / alpha steps, is compared at equal flow time
 t = alpha n with the gradient flow of the population risk (``numerics.dynamics.flow.overlap_flow``, the
-five-overlap ODE, exact at finite d; SPEC §7). Expected: E[overlaps_SGD(t)] = overlaps_flow(t)
+five-overlap ODE, exact at finite d; docs/math/dynamics.md#overlap-ode). Expected: E[overlaps_SGD(t)] = overlaps_flow(t)
 + O(alpha) (weak order one; derivation in ``numerics.sgd.experiment.sgd_flow_gap``).
 
 Setting: as the claim ``sgd-to-flow-order-1`` (``figures/verify/claims/sgd.py``): d = 10, L = 2,

@@ -1,4 +1,4 @@
-"""Figure: the paper's population experiment 'init on M' (SPEC §8 row 1): PGD from uniform on M at
+"""Figure: the paper's population experiment 'init on M' (docs/math/dynamics.md#the-papers-experiments, row 1): PGD from uniform on M at
 lambda = 0.1 (paper Theorem 5's setting).
 
 Four panels against the step (excess risk with the oracle's, |kappa| and |nu|, (kappa, nu) plane,

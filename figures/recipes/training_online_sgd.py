@@ -1,4 +1,4 @@
-"""Figure: the paper's online-SGD experiment (SPEC §8, last row) as the four training panels.
+"""Figure: the paper's online-SGD experiment (docs/math/dynamics.md#the-papers-experiments, last row) as the four training panels.
 
 Setting (``numerics.sgd.experiment.PAPER_SGD``): d = 80, L = 10, gamma = sqrt(1/2), eps = 0.1,
 minibatches of 5 fresh samples, lambda_t = 2 / (1 + 1e-4 t), alpha = 1e-3, 200,000 steps, 30 runs
@@ -14,7 +14,7 @@ first runs of the full experiment. The numbers do not depend on the executor
 (``numerics.executors``), only on the chunking ``runs_per_task``, which is a parameter.
 
 Panels, as the population figures (``figures.recipes._training_panels``): excess risk with 95%
-bands (the exact population excess risk R(k_t, v_t) - eps^2 in closed form, SPEC §5, and the
+bands (the exact population excess risk R(k_t, v_t) - eps^2 in closed form, docs/math/risk.md#closed-form-population-risk, and the
 test-set excess risk; in the reduced simulator each logged step draws a fresh test set of 1,000
 samples per run, whose law at each step is exact, whereas the paper's fixed test set also
 correlates the steps); |kappa| and |nu|; chosen runs in the (kappa, nu) plane; distance to M.
@@ -39,7 +39,7 @@ CAPTION = ("Online SGD on fresh minibatches of 5 samples (d = 80, L = 10, gamma 
 COST = 40  # seconds of a full compute, measured; orders slr reproduce's work
 SEED = 20250115
 
-_ROW = 4                # SPEC §8, fifth row
+_ROW = 4                # docs/math/dynamics.md#the-papers-experiments, fifth row
 _LOGGED_POINTS = 200    # logged steps per run (plus the start); each costs a test set per run
 _QUICK_DIVISOR = 100
 _QUICK_RUNS = 4

@@ -1,4 +1,4 @@
-"""Figure: the paper's population experiment 'sphere, large lambda' (SPEC §8 row 3): PGD from
+"""Figure: the paper's population experiment 'sphere, large lambda' (docs/math/dynamics.md#the-papers-experiments, row 3): PGD from
 uniform on the sphere at lambda = 0.9 (beyond Theorem 5).
 
 Four panels against the step (excess risk with the oracle's, |kappa| and |nu|, (kappa, nu) plane,

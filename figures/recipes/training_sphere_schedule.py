@@ -1,4 +1,4 @@
-"""Figure: the paper's population experiment 'sphere, schedule' (SPEC §8 row 4): PGD from uniform on
+"""Figure: the paper's population experiment 'sphere, schedule' (docs/math/dynamics.md#the-papers-experiments, row 4): PGD from uniform on
 the sphere with the decreasing schedule lambda_t = 1/(1 + 1e-4 t) (beyond Theorem 5).
 
 Four panels against the step (excess risk with the oracle's, |kappa| and |nu|, (kappa, nu) plane,

@@ -1,4 +1,4 @@
-"""Figure: the paper's population experiment 'sphere, small lambda' (SPEC §8 row 2): PGD from
+"""Figure: the paper's population experiment 'sphere, small lambda' (docs/math/dynamics.md#the-papers-experiments, row 2): PGD from
 uniform on the sphere at lambda = 0.1 (beyond Theorem 5).
 
 Four panels against the step (excess risk with the oracle's, |kappa| and |nu|, (kappa, nu) plane,

@@ -1,4 +1,4 @@
-"""Exact population PGD in overlap coordinates (paper Definition 1; SPEC §7).
+"""Exact population PGD in overlap coordinates (paper Definition 1; docs/math/dynamics.md#pgd-step-in-overlaps).
 
 The iterates (k_t, v_t) of projected gradient descent on the population risk are tracked through
 their five overlaps with (k*, v*): the update ``numerics.dynamics.overlap_steps.pgd_map`` is exact for
@@ -36,7 +36,7 @@ class PGDResult:
     """Logged PGD trajectories. ``steps`` has shape (n_log,); every other array (n_log, n_runs).
 
     excess_risk is R - eps^2 at the logged point with the lambda of that step (the quantity the
-    paper's figures show, SPEC §5). ``lam`` holds that lambda. ``alpha`` has shape (n_runs,).
+    paper's figures show, docs/math/risk.md#closed-form-population-risk). ``lam`` holds that lambda. ``alpha`` has shape (n_runs,).
     """
 
     steps: np.ndarray

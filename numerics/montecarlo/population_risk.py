@@ -1,4 +1,4 @@
-"""Population risk by Monte Carlo over samples of the task (SPEC §1-§2).
+"""Population risk by Monte Carlo over samples of the task (docs/math/task.md#the-task).
 
 R = E[(Y - T(X))^2] is estimated by the sample mean of the loss (Y - T(X))^2 over n i.i.d.
 sequences, with its standard error. Default route: exact in law in the span of (k, v, k*, v*):
@@ -136,7 +136,7 @@ def risk_mc_from_vectors(problem: Problem, k, v, k_star, v_star, n: int, rng: np
 def population_risk_mc(problem: Problem, overlaps: Overlaps, n: int, rng: np.random.Generator,
                        J=None, chunk: int = 2**16, full_dim: bool = False,
                        engine: str = "kernel") -> Estimate:
-    """Population risk R = E[(Y - T(X))^2] by Monte Carlo with n sequences (SPEC §1-§2).
+    """Population risk R = E[(Y - T(X))^2] by Monte Carlo with n sequences (docs/math/task.md#the-task).
 
     Scalar ``problem`` and ``overlaps``. The vectors come from ``vectors_from_overlaps``: in
     R^4 by default (exact-in-law span reduction, module docstring), in R^d with a random

@@ -1,4 +1,4 @@
-"""Samples of the single-location regression task and the attention predictor (SPEC §1-§2).
+"""Samples of the single-location regression task and the attention predictor (docs/math/task.md#the-task).
 
 Task: J ~ Uniform{1..L} (here a 0-based index in {0..L-1}); given J, the tokens are independent,
 X_J ~ N(s k*, gamma^2 I_d) with s = sqrt(d/2), X_l ~ N(0, I_d) for l != J, and
@@ -58,7 +58,7 @@ def sample_sequences(s, gamma, eps, L, k_star, v_star, n, rng, J=None):
     """Draw n sequences in coordinates of any orthonormal basis containing k*, v*.
 
     Tokens have r = len(k_star) coordinates: X_J = s k* + gamma Z_J, X_l = Z_l, Z i.i.d. N(0, I_r).
-    With r = d this is the task of SPEC §1; with r < d and k, v, k*, v* in the span of the basis
+    With r = d this is the task of docs/math/task.md#the-task; with r < d and k, v, k*, v* in the span of the basis
     it is the exact law of the projections of the tokens on that span (the orthogonal part is
     independent of them and enters neither T nor Y). Returns (X (n, L, r), Y (n,), J (n,)).
     s, gamma, eps, L are taken as given (validated by ``Problem``); the vectors, n, rng and J
@@ -95,7 +95,7 @@ def sequence_draws(eps, L, k_star, v_star, n, rng, J=None):
 
 
 def sample_task(problem: Problem, k_star, v_star, n: int, rng: np.random.Generator, J=None):
-    """Draw n i.i.d. samples of the task of SPEC §1 in R^d.
+    """Draw n i.i.d. samples of the task of docs/math/task.md#the-task in R^d.
 
     Returns (X, Y, J): X of shape (n, L, d), Y of shape (n,), J of shape (n,) the 0-based
     location of the informative token, uniform on {0..L-1} when ``J`` is None, else fixed to
@@ -109,7 +109,7 @@ def sample_task(problem: Problem, k_star, v_star, n: int, rng: np.random.Generat
 
 
 def attention_predictor(X, k, v, lam):
-    """T(X) = sum_l erf(lambda <X_l, k>) <X_l, v> (SPEC §2), batched over leading axes.
+    """T(X) = sum_l erf(lambda <X_l, k>) <X_l, v> (docs/math/task.md#the-predictor), batched over leading axes.
 
     X has shape (..., L, d); k, v are unit vectors of R^d; lam > 0. Returns shape (...).
     Exact symmetry: (-k, -v) gives the same T, bit for bit (erf is odd, the products are exact).

@@ -1,6 +1,6 @@
-"""Online SGD on fresh minibatches with explicit d-dimensional vectors (SPEC §8, last row; §7).
+"""Online SGD on fresh minibatches with explicit d-dimensional vectors (docs/math/dynamics.md#the-papers-experiments, last row).
 
-At step t a minibatch of B fresh samples (X_b, Y_b) of the task (SPEC §1; the informative token is
+At step t a minibatch of B fresh samples (X_b, Y_b) of the task (docs/math/task.md#the-task; the informative token is
 put first, which changes nothing since T is permutation invariant) gives the loss of the authors'
 code, the mean squared error over the batch,
 

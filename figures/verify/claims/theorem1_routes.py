@@ -1,4 +1,4 @@
-"""Paper Theorem 1 / SPEC §5: the closed-form population risk against quadrature and Monte Carlo."""
+"""Paper Theorem 1 / docs/math/risk.md#closed-form-population-risk: the closed-form population risk against quadrature and Monte Carlo."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from ._common import PILOT_N, EPS, random_overlaps, random_problem, sized_estima
 
 ORDER = 30
 
-_STATEMENT = ("Theorem 1 (general form, SPEC §5): R(k, v) = eps^2 + gamma^2 - 2 E1 + E2 + N in closed "
+_STATEMENT = ("Theorem 1 (general form, docs/math/risk.md#closed-form-population-risk): R(k, v) = eps^2 + gamma^2 - 2 E1 + E2 + N in closed "
               "form, for every d, L and overlaps (on and off M)")
 
-# Sup bounds of the special functions entering the closed form (SPEC §4):
+# Sup bounds of the special functions entering the closed form (docs/math/risk.md#the-function-zeta):
 # |erf'| <= 2/sqrt(pi) at 0; |erf''(x)| = (4/sqrt(pi)) |x| e^{-x^2} <= 2 sqrt(2/(pi e)) at x = 1/sqrt(2).
 _D1 = 2.0 / math.sqrt(math.pi)
 _D2 = 2.0 * math.sqrt(2.0 / (math.pi * math.e))
