@@ -170,7 +170,7 @@ def test_tolerance_is_recomputed_from_its_derivation(claim_id, quick_claim):
     tolerance, measured = RECOMPUTE[claim_id](result)
     assert result.tolerance == pytest.approx(tolerance, rel=1e-12, abs=0.0)
     if measured is not None:
-        assert result.measured == pytest.approx(measured, rel=1e-12)
+        assert result.measured == pytest.approx(measured, rel=1e-12, abs=0.0)
 
 
 @pytest.mark.parametrize("claim_id", ["corollary2-counter-lambda-fixed", "corollary2-counter-lambda-sqrt-d",
@@ -183,7 +183,7 @@ def test_counter_case_slack_is_the_float_error_of_the_excess(claim_id, quick_cla
     slack = result.tolerance - 1.0
     assert 0.0 <= slack <= 1e-9
     ratios = np.array(result.details["bounds"]) / np.array(result.details["excesses"])
-    assert result.measured == pytest.approx(float(np.max(ratios)), rel=1e-15)
+    assert result.measured == pytest.approx(float(np.max(ratios)), rel=1e-15, abs=0.0)
 
 
 def test_full_mode_constants_match_their_derivations():

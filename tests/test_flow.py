@@ -1,4 +1,4 @@
-"""Gradient flow (SPEC §7): the five-overlap ODE, its restriction to M, PGD -> flow at order 1,
+"""Gradient flow (docs/math/dynamics.md#pgd-step-in-overlaps): the five-overlap ODE, its restriction to M, PGD -> flow at order 1,
 and the fixed points of the flow on M."""
 
 import numpy as np
@@ -37,7 +37,7 @@ def test_flow_velocity_is_the_small_step_limit(rng):
 
 @pytest.mark.parametrize("lam, d", [(0.1, 400), (0.9, 400), (1.0, 20)])
 def test_manifold_flow_is_the_restriction_to_m(lam, d, rng):
-    """SPEC §7's M-flow (its own closed-form dR/dkappa, dR/dnu) equals the five-overlap ODE on M,
+    """The M-flow of docs/math/dynamics.md#flow-on-m (its own closed-form dR/dkappa, dR/dnu) equals the five-overlap ODE on M,
     whose off-M components vanish exactly there."""
     kappa, nu = rng.uniform(-1, 1, (2, 200))
     zero = np.zeros(200)
@@ -152,7 +152,7 @@ def test_bad_input():
 
 @pytest.mark.parametrize("lam, d", [(0.1, 400), (1.0, 20), (0.05, 10)])
 def test_fixed_points_of_the_manifold_flow(lam, d):
-    """(0,0) saddle, (1,1) and (-1,-1) stable, (1,-1), (-1,1) unstable (SPEC §7), and the
+    """(0,0) saddle, (1,1) and (-1,-1) stable, (1,-1), (-1,1) unstable (docs/math/dynamics.md#fixed-points-and-their-types), and the
     finite-difference Jacobians match the closed forms of numerics.dynamics.phase_portrait."""
     kinds = {(p.kappa, p.nu): p.kind for p in manifold_fixed_points(d=d, lam=lam)}
     assert kinds == {(0.0, 0.0): "saddle", (1.0, 1.0): "stable node", (-1.0, -1.0): "stable node",

@@ -1,4 +1,4 @@
-"""Exact PGD in overlap coordinates vs the reference PGD on vectors (SPEC §7; paper Definition 1)."""
+"""Exact PGD in overlap coordinates vs the reference PGD on vectors (docs/math/dynamics.md#pgd-step-in-overlaps; paper Definition 1)."""
 
 import dataclasses
 
@@ -80,7 +80,7 @@ def _equivalence_runs(d, rng):
 @pytest.mark.parametrize("d", [20, 400])
 def test_overlap_pgd_equals_vector_pgd(d, rng):
     """1e4 steps: per-step roundoff ~ 1e-16 on each route, accumulated over 1e4 steps of a
-    non-expanding map, gives <= 1e-12 (SPEC §7: the recursion is exact for every d)."""
+    non-expanding map, gives <= 1e-12 (docs/math/dynamics.md#pgd-step-in-overlaps: the recursion is exact for every d)."""
     vecs, lam, alpha = _equivalence_runs(d, rng)
     steps = 10_000
     ref = vector_pgd(*vecs, lam=lam, alpha=alpha, steps=steps, log_every=1000).log

@@ -1,4 +1,4 @@
-"""The population risk by its three routes: closed form, quadrature, Monte Carlo (SPEC §1-§6)."""
+"""The population risk by its three routes: closed form, quadrature, Monte Carlo (docs/math/risk.md#quadrature-and-monte-carlo-routes)."""
 
 import dataclasses
 import math
@@ -35,7 +35,7 @@ def _bonferroni_z(m):
 def _closed_form_floor(problem, overlaps):
     """A bound on the roundoff of the closed form ``population_risk`` at these parameters.
 
-    The closed form (SPEC §5) is a sum of 13 terms coefficient * f(argument), f one of erf,
+    The closed form (docs/math/risk.md#closed-form-population-risk) is a sum of 13 terms coefficient * f(argument), f one of erf,
     erf', erf'', zeta, zeta', zeta''. Bound each term by |coefficient| * sup|f| (|erf| <= 1,
     |erf'| <= 2/sqrt(pi), |erf''| <= ERF2_MAX, 0 <= zeta <= 1, |zeta'| <= (2/c2) 2/sqrt(pi),
     |zeta''| <= (2/c2) ((2/sqrt(pi))^2/c1 + ERF2_MAX/c2)); call M the sum of these bounds.
@@ -252,7 +252,7 @@ def test_gradient_equals_central_differences(rng):
 # ---------------------------------------------------------------- symmetries and special cases
 
 def test_sign_flip_symmetry_closed_form_and_quadrature(rng):
-    """(k, v) -> (-k, -v): (kappa, nu, theta, eta, rho) -> (-kappa, -nu, -theta, -eta, rho) (SPEC §2)."""
+    """(k, v) -> (-k, -v): (kappa, nu, theta, eta, rho) -> (-kappa, -nu, -theta, -eta, rho) (docs/math/task.md#the-predictor)."""
     for i in range(40):
         problem, overlaps = _random_point(rng, i)
         flipped = Overlaps(kappa=-overlaps.kappa, nu=-overlaps.nu, theta=-overlaps.theta,
@@ -277,7 +277,7 @@ def test_sign_flip_symmetry_on_the_same_samples(rng):
 
 
 def test_random_and_fixed_location_give_the_same_risk(rng):
-    """T is permutation invariant (SPEC §2), so J uniform and J fixed at 0 or L-1 agree.
+    """T is permutation invariant (docs/math/task.md#the-predictor), so J uniform and J fixed at 0 or L-1 agree.
 
     Two-sample z-tests (difference over the combined stderr), Bonferroni over the 4 comparisons;
     power: a 2% difference in the risk would be detected (checked below).
@@ -312,7 +312,7 @@ def _gate_correlation_quad(lam):
 def test_single_token_has_no_noise_terms(rng):
     """L = 1: the closed form equals the quadrature of the informative token alone.
 
-    Also R is a polynomial of degree 2 in L (SPEC §5), whose second difference is the squared
+    Also R is a polynomial of degree 2 in L (docs/math/risk.md#closed-form-population-risk), whose second difference is the squared
     mean of one noise token's term, 2 (E[erf(lam U) V])^2 = 2 rho^2 C_lambda^2; here C_lambda is
     recomputed as E[erf(lam Z) Z] by quadrature, independently of ``gate_correlation``.
     """
@@ -334,7 +334,7 @@ def test_single_token_has_no_noise_terms(rng):
 def _oracle_reference(problem, dps=30):
     """eps^2 + gamma^2 E[(1 - erf(lam (s + gamma Z)))^2] + (L-1) E[erf(lam Z)^2] with mpmath quadrature.
 
-    SPEC §6 with zeta(0, lam) also written as its defining expectation; 1 - erf = erfc.
+    docs/math/baselines.md#ordering-of-the-risks with zeta(0, lam) also written as its defining expectation; 1 - erf = erfc.
     Returns (value, error estimate), both as floats.
     """
     with mpmath.workdps(dps):

@@ -1,4 +1,4 @@
-"""Bayes risk of single-location regression by quadrature (SPEC §6), independent of sampling.
+"""Bayes risk of single-location regression by quadrature (docs/math/baselines.md#bayes-risk), independent of sampling.
 
 Derivation (re-derived here; every step is checked numerically by ``tests/test_bayes.py``).
 Write u = <X_l, k*>, w = <X_l, v*>, and f_1 = N(s k*, gamma^2 I_d), f_0 = N(0, I_d) for the laws
@@ -203,7 +203,7 @@ def _excess(d, L, gamma, panel, h_tau):
 
 
 def bayes_risk_quad(problem: Problem, panel: float = 1.0, h_tau: float = 0.25) -> QuadResult:
-    """Bayes risk eps^2 + E[Var(<X_J, v*> | X)] by quadrature (SPEC §6; module docstring).
+    """Bayes risk eps^2 + E[Var(<X_J, v*> | X)] by quadrature (docs/math/baselines.md#bayes-risk; module docstring).
 
     Uses d, L, gamma, eps of a scalar ``problem`` (lam is ignored: the Bayes predictor has none);
     needs d >= 2. Exact at finite d up to the reported ``abserr`` (comparison with a rule twice as

@@ -1,4 +1,4 @@
-"""Problem parameters and overlaps of single-location regression (SPEC §1-§3).
+"""Problem parameters and overlaps of single-location regression (docs/math/task.md#the-task).
 
 Both are frozen, keyword-only dataclasses that validate themselves on construction.
 Fields may be Python scalars or numpy arrays; arrays broadcast in every route
@@ -49,7 +49,7 @@ def _positive_integer(name: str, value) -> None:
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Problem:
-    """Parameters of the task and of the predictor (SPEC §1-§2).
+    """Parameters of the task and of the predictor (docs/math/task.md#the-task).
 
     d: token dimension; L: number of tokens; gamma: standard deviation of the informative
     token around sqrt(d/2) k*; eps: output-noise standard deviation; lam: the erf
@@ -75,12 +75,12 @@ class Problem:
 
     @property
     def s(self):
-        """The signal amplitude s = sqrt(d/2) of the informative token (SPEC §1)."""
+        """The signal amplitude s = sqrt(d/2) of the informative token (docs/math/task.md#the-task)."""
         return np.sqrt(np.asarray(self.d, dtype=float) / 2)
 
 
 def gram_matrix(kappa, nu, theta, eta, rho) -> np.ndarray:
-    """Gram matrix of (k, v, k*, v*) with the overlaps of SPEC §3, shape (..., 4, 4)."""
+    """Gram matrix of (k, v, k*, v*) with the overlaps of docs/math/task.md#overlaps-and-the-manifold-m, shape (..., 4, 4)."""
     kappa, nu, theta, eta, rho = np.broadcast_arrays(
         *(np.asarray(x, dtype=float) for x in (kappa, nu, theta, eta, rho))
     )
@@ -96,7 +96,7 @@ def gram_matrix(kappa, nu, theta, eta, rho) -> np.ndarray:
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Overlaps:
-    """The five overlaps of (k, v) with (k*, v*) (SPEC §3).
+    """The five overlaps of (k, v) with (k*, v*) (docs/math/task.md#overlaps-and-the-manifold-m).
 
     kappa = <k,k*>, nu = <v,v*>, theta = <v,k*>, eta = <k,v*>, rho = <k,v>.
     Feasible means: each in [-1, 1] and the Gram matrix of (k, v, k*, v*) positive

@@ -1,4 +1,4 @@
-"""Closed-form population risk of the attention predictor (SPEC §5; paper Theorem 1).
+"""Closed-form population risk of the attention predictor (docs/math/risk.md#closed-form-population-risk; paper Theorem 1).
 
 T(X) = sum_l erf(lambda <X_l, k>) <X_l, v> and R(k, v) = E[(Y - T(X))^2]. With s = sqrt(d/2),
 g = lambda gamma, c2 = sqrt(1 + 2 g^2), A = lambda s kappa, a = A / c2 and C = C_lambda:
@@ -128,7 +128,7 @@ def risk_grad_from_arrays(d, L, gamma, eps, lam, kappa, nu, theta, eta, rho):
 
 
 def population_risk(problem: Problem, overlaps: Overlaps):
-    """Population risk R = E[(Y - T(X))^2] in closed form (SPEC §5, paper Theorem 1).
+    """Population risk R = E[(Y - T(X))^2] in closed form (docs/math/risk.md#closed-form-population-risk, paper Theorem 1).
 
     Broadcasts over array-valued fields of ``problem`` and ``overlaps``. Exact at finite d.
     Siblings: ``population_risk_quad`` (quadrature), ``population_risk_mc`` (Monte Carlo).
@@ -143,7 +143,7 @@ def population_risk(problem: Problem, overlaps: Overlaps):
 def population_risk_grad(problem: Problem, overlaps: Overlaps) -> dict:
     """The five partial derivatives dR/d(kappa, nu, theta, eta, rho) of the closed form, as a dict.
 
-    On the manifold M (theta = eta = rho = 0) the last three vanish (invariance of M, SPEC §7).
+    On the manifold M (theta = eta = rho = 0) the last three vanish (invariance of M, docs/math/dynamics.md#invariant-manifold).
     """
     check_realisable(problem, overlaps)
     grads = risk_grad_from_arrays(*_scalars(problem), *(np.asarray(x, dtype=float) for x in overlaps.as_tuple()))
@@ -151,7 +151,7 @@ def population_risk_grad(problem: Problem, overlaps: Overlaps) -> dict:
 
 
 def oracle_risk(problem: Problem):
-    """Risk at the oracle (k, v) = (k*, v*) (paper Theorem 1; SPEC §6):
+    """Risk at the oracle (k, v) = (k*, v*) (paper Theorem 1; docs/math/baselines.md#oracle-risk):
 
         R(k*, v*) = eps^2 + gamma^2 E[(1 - erf(lambda (s + gamma Z)))^2] + (L-1) zeta(0, lambda)
                   = eps^2 + gamma^2 [1 - 2 erf(lambda s / c2) + zeta(lambda s, lambda gamma)]

@@ -1,7 +1,7 @@
-"""Population risk by one-dimensional Gaussian quadrature (SPEC §1-§3), independent of SPEC §5.
+"""Population risk by one-dimensional Gaussian quadrature (docs/math/task.md#the-task), independent of docs/math/risk.md#closed-form-population-risk.
 
 Put the informative token first (J = 1; R does not depend on J because T is permutation
-invariant, SPEC §2). With T_l = erf(lambda U_l) V_l, U_l = <X_l, k>, V_l = <X_l, v>,
+invariant, docs/math/task.md#the-predictor). With T_l = erf(lambda U_l) V_l, U_l = <X_l, k>, V_l = <X_l, v>,
 A = <X_1, v*> - T_1 and S = sum_{l >= 2} T_l, the tokens are independent, the L-1 noise tokens
 are i.i.d. and the output noise xi is centred and independent of X, so expanding
 (Y - T)^2 = (xi + A - S)^2 gives
@@ -154,7 +154,7 @@ def population_risk_quad(problem: Problem, overlaps: Overlaps) -> QuadResult:
     these magnitudes, and the final combination adds at most 5 more. The floor is relative to
     the magnitudes, not to R, so it dominates where R is much smaller than gamma^2.
     Raises RuntimeError when QUADPACK reports a failure. Siblings: ``population_risk`` (closed
-    form, SPEC §5) and ``population_risk_mc`` (Monte Carlo).
+    form, docs/math/risk.md#closed-form-population-risk) and ``population_risk_mc`` (Monte Carlo).
     """
     fields = dict(d=problem.d, L=problem.L, gamma=problem.gamma, eps=problem.eps, lam=problem.lam,
                   **overlaps.as_dict())

@@ -1,6 +1,6 @@
 """Elementary special functions of the risk: derivatives of erf and the gate correlation.
 
-SPEC §4: erf'(x) = (2/sqrt(pi)) exp(-x^2), erf''(x) = -2x erf'(x),
+docs/math/risk.md#gaussian-erf-identities: erf'(x) = (2/sqrt(pi)) exp(-x^2), erf''(x) = -2x erf'(x),
 erf'''(x) = (4x^2 - 2) erf'(x), and C_lambda = E[erf(lambda Z) Z] = 2 lambda / sqrt(pi (1 + 2 lambda^2)).
 All functions are numpy ufunc-like: they broadcast and return float64 arrays (or scalars).
 """
@@ -40,7 +40,7 @@ def erf_third(x):
 
 
 def gate_correlation(lam):
-    """C_lambda = E[erf(lambda Z) Z] = 2 lambda / sqrt(pi (1 + 2 lambda^2)), Z ~ N(0, 1) (SPEC §4).
+    """C_lambda = E[erf(lambda Z) Z] = 2 lambda / sqrt(pi (1 + 2 lambda^2)), Z ~ N(0, 1) (docs/math/risk.md#gaussian-erf-identities).
 
     By Stein's lemma, E[erf(lambda Z) Z] = lambda E[erf'(lambda Z)] = lambda erf'-average,
     and E[erf'(lambda Z)] = (2/sqrt(pi)) / sqrt(1 + 2 lambda^2).

@@ -1,4 +1,4 @@
-"""The function zeta(t, g) = E[erf(t + g Z)^2], Z ~ N(0, 1), and its t-derivatives (SPEC §4).
+"""The function zeta(t, g) = E[erf(t + g Z)^2], Z ~ N(0, 1), and its t-derivatives (docs/math/risk.md#derivatives-of-zeta).
 
 Closed form (derived here; proved in ``tests/test_zeta.py`` symbolically and against mpmath):
 write erf(x) = 2 Phi(sqrt(2) x) - 1 and h = sqrt(2) t / sqrt(1 + 2g^2). Then
@@ -25,7 +25,7 @@ random points near the branch switches; the rounding-error bound is 13 eps (ZETA
 The t-derivatives are within 3 eps of mpmath in the measure |err| / (|f| + |t f'|) (the |t f'|
 term is the unavoidable sensitivity of exp(-t^2/c2^2) to the rounding of t).
 
-Derivatives in t (SPEC §4), with c1 = sqrt((1 + 4g^2)(1 + 2g^2)), c2 = sqrt(1 + 2g^2):
+Derivatives in t (docs/math/risk.md#derivatives-of-zeta), with c1 = sqrt((1 + 4g^2)(1 + 2g^2)), c2 = sqrt(1 + 2g^2):
     zeta'(t)   = (2/c2) erf(t/c1) erf'(t/c2)
     zeta''(t)  = (2/c2) [erf'(t/c1) erf'(t/c2)/c1 + erf(t/c1) erf''(t/c2)/c2]
     zeta'''(t) = (2/c2) [erf''(t/c1) erf'(t/c2)/c1^2 + 2 erf'(t/c1) erf''(t/c2)/(c1 c2)
@@ -61,7 +61,7 @@ def _c1_c2(g):
 
 
 def zeta(t, g):
-    """zeta(t, g) = E[erf(t + g Z)^2], Z ~ N(0, 1), for real t and g >= 0 (SPEC §4).
+    """zeta(t, g) = E[erf(t + g Z)^2], Z ~ N(0, 1), for real t and g >= 0 (docs/math/risk.md#the-function-zeta).
 
     Even in t; zeta(+-inf, g) = 1; zeta(0, g) = (2/pi) arcsin(2g^2 / (1 + 2g^2)); zeta(t, 0) = erf(t)^2.
     Closed form through Owen's T, see the module docstring for the formula and its accuracy.
@@ -97,7 +97,7 @@ def zeta_of_ratio(w, g):
 
 
 def zeta_at_zero(g):
-    """zeta(0, g) = (2/pi) arcsin(2g^2 / (1 + 2g^2)) = (2/pi) arctan(2g^2 / sqrt(1 + 4g^2)) (SPEC §4).
+    """zeta(0, g) = (2/pi) arcsin(2g^2 / (1 + 2g^2)) = (2/pi) arctan(2g^2 / sqrt(1 + 4g^2)) (docs/math/risk.md#the-function-zeta).
 
     The arctan form is well conditioned for every g >= 0 (the arcsin form is not near g -> inf).
     This is the noise-token leakage E[erf(g Z)^2] of the risk.
@@ -118,7 +118,7 @@ def zeta_tt_at_zero(g):
 
 
 def zeta_t(t, g):
-    """d/dt zeta(t, g) = (2/c2) erf(t/c1) erf'(t/c2) (SPEC §4)."""
+    """d/dt zeta(t, g) = (2/c2) erf(t/c1) erf'(t/c2) (docs/math/risk.md#derivatives-of-zeta)."""
     t, g = np.asarray(t, dtype=float), np.asarray(g, dtype=float)
     c1, c2 = _c1_c2(g)
     return (2.0 / c2) * erf(t / c1) * erf_prime(t / c2)

@@ -1,4 +1,4 @@
-"""The paper's population experiments as data (SPEC §8, rows 1-4), run with exact overlap PGD.
+"""The paper's population experiments as data (docs/math/dynamics.md#the-papers-experiments, rows 1-4), run with exact overlap PGD.
 
 Each experiment is a ``PopulationExperiment`` (L = 10, gamma = sqrt(1/2), 30 runs, fresh k*, v*
 per run, so in overlap coordinates only the law of the initial overlaps matters). Run r draws
@@ -33,7 +33,7 @@ _INITS = ("manifold", "sphere")
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class PopulationExperiment:
-    """One row of SPEC §8. ``lam``: a number (constant lambda) or a schedule (callable of the step);
+    """One row of docs/math/dynamics.md#the-papers-experiments. ``lam``: a number (constant lambda) or a schedule (callable of the step);
     ``init``: "manifold" (uniform on M) or "sphere" (uniform on the sphere)."""
 
     name: str

@@ -1,10 +1,10 @@
-"""Gradient flow of the population risk on the sphere product (SPEC §7), integrated with scipy.
+"""Gradient flow of the population risk on the sphere product (docs/math/dynamics.md#overlap-ode), integrated with scipy.
 
 Two ODEs, both the alpha -> 0 limit of PGD (paper Definition 1) with time t = alpha * steps:
 
 - ``overlap_flow``: the five-overlap ODE of ``numerics.dynamics.overlap_steps.flow_velocity`` with the
   partials of ``theory.risk.risk_grad_from_arrays``; exact for every finite d.
-- ``manifold_flow``: the two-dimensional flow on M (SPEC §7, derived),
+- ``manifold_flow``: the two-dimensional flow on M (docs/math/dynamics.md#flow-on-m, derived),
       kappa' = -(1 - kappa^2) dR_M/dkappa,   nu' = -(1 - nu^2) dR_M/dnu,
       dR_M/dnu = -2 gamma^2 erf(a_l kappa),
       dR_M/dkappa = 2 gamma^2 a_l erf'(a_l kappa) [erf(a_l kappa / sqrt(1 + 4 lambda^2 gamma^2)) - nu],
@@ -151,7 +151,7 @@ def overlap_flow(initial: Overlaps, *, d, L=10, gamma=np.sqrt(0.5), lam, t_end, 
 
 
 def manifold_flow_velocity(kappa, nu, *, d, L=10, gamma=np.sqrt(0.5), lam):
-    """(kappa', nu') of the flow on M (module docstring; SPEC §7). Broadcasts; L does not enter."""
+    """(kappa', nu') of the flow on M (module docstring; docs/math/dynamics.md#flow-on-m). Broadcasts; L does not enter."""
     s = np.sqrt(np.asarray(d, dtype=float) / 2.0)
     g2 = np.square(gamma) * np.square(lam)
     a_l = lam * s / np.sqrt(1.0 + 2.0 * g2)

@@ -1,4 +1,4 @@
-"""Random initialisations of the training dynamics: uniform on the sphere, or uniform on M (SPEC §8).
+"""Random initialisations of the training dynamics: uniform on the sphere, or uniform on M (docs/math/initial-law.md#uniform-on-the-sphere).
 
 Two routes to the same law, with the same arguments:
 
@@ -60,7 +60,7 @@ def _reject(x: np.ndarray, *units: np.ndarray) -> np.ndarray:
 
 
 def sample_initial_vectors(d: int, n_runs: int, rng: np.random.Generator, on_manifold: bool = False):
-    """Return (k, v, k_star, v_star), each of shape (n_runs, d), independent across runs (SPEC §8).
+    """Return (k, v, k_star, v_star), each of shape (n_runs, d), independent across runs (docs/math/initial-law.md#uniform-on-the-sphere).
 
     k*, v*: a uniformly random orthonormal pair per run. Off M (default): k, v independent and
     uniform on the unit sphere. ``on_manifold=True``: k uniform on the sphere orthogonal to v*,

@@ -1,4 +1,4 @@
-"""Exact population PGD in overlap coordinates (paper Definition 1; SPEC §7).
+"""Exact population PGD in overlap coordinates (paper Definition 1; docs/math/dynamics.md#pgd-step-in-overlaps).
 
 The iterates (k_t, v_t) of projected gradient descent on the population risk are tracked through
 their five overlaps with (k*, v*): the update ``numerics.dynamics.overlap_steps.pgd_map`` is exact for
@@ -21,6 +21,7 @@ from theory.risk import risk_from_arrays
 from .risk_partials import lambda_constants, partials
 from .overlap_steps import pgd_map
 from .schedules import as_schedule
+from ..kernels import check_engine
 
 __all__ = ["PGDResult", "overlap_pgd", "lambda_table"]
 
@@ -34,6 +35,8 @@ _BLOCK = 256
 # _PROJECT_EVERY steps, so the drift, and hence a correction, stays below 256 * 16 eps < 1e-12.
 # Projecting every step would cost as much as the step itself.
 _PROJECT_EVERY = 256
+# Steps per call of the compiled kernel (its lambda table: 8 * block * n_distinct bytes).
+_KERNEL_BLOCK = 16384
 
 
 @dataclasses.dataclass(frozen=True)
@@ -41,7 +44,7 @@ class PGDResult:
     """Logged PGD trajectories. ``steps`` has shape (n_log,); every other array (n_log, n_runs).
 
     excess_risk is R - eps^2 at the logged point with the lambda of that step (the quantity the
-    paper's figures show, SPEC §5). ``lam`` holds that lambda. ``alpha`` has shape (n_runs,).
+    paper's figures show, docs/math/risk.md#closed-form-population-risk). ``lam`` holds that lambda. ``alpha`` has shape (n_runs,).
     """
 
     steps: np.ndarray
@@ -189,8 +192,9 @@ class _LazyExpansion:
         return type(c)(c.scalars[:, i][:, cols], c.gl_x2[i][cols], c.gl_w[i][cols])
 
 
-def _iterate(state, logs, log_at, lam, first, cols, d, L, gamma, alpha, start_step, end):
-    """The inner loop of ``overlap_pgd``: fills ``logs`` in place."""
+def _iterate(state, logs, log_steps, lam, first, cols, d, L, gamma, alpha, start_step, end):
+    """The inner loop of ``overlap_pgd`` (the NumPy reference route): fills ``logs`` in place."""
+    log_at = {int(t): j for j, t in enumerate(log_steps)}
     per_run = _per_run(lam, len(cols))
     for t0 in range(start_step, end + 1, _BLOCK):
         t1 = min(t0 + _BLOCK, end + 1)
@@ -218,8 +222,37 @@ def _iterate(state, logs, log_at, lam, first, cols, d, L, gamma, alpha, start_st
                 state = pgd_map(alpha, *state, *partials(step_consts[i], *state))
 
 
+def _iterate_kernel(state, logs, log_steps, lam, first, cols, d, L, gamma, alpha, start_step, end):
+    """``_iterate`` by the compiled kernel ``numerics.kernels.pgd_kernel`` (same logs to
+    round-off): the schedules are evaluated here in blocks, the steps run in the kernel."""
+    from ..kernels.pgd_step import GL_NODES, GL_WEIGHTS, pgd_kernel
+
+    per_run = _per_run(lam, len(cols))
+    state = np.ascontiguousarray(np.stack(state))
+    for t0 in range(start_step, end + 1, _KERNEL_BLOCK):
+        t1 = min(t0 + _KERNEL_BLOCK, end)  # steps t0 -> t1; row t1 is logged only if t1 = end
+        t = np.arange(t0, t1 + 1)
+        lam_unique = np.stack([_schedule_values(per_run[j], t) for j in first], axis=-1)
+        rows = np.full(t.size, -1, dtype=np.int64)
+        here = (log_steps >= t0) & ((log_steps < t1) | ((log_steps == t1) & (t1 == end)))
+        rows[log_steps[here] - t0] = np.flatnonzero(here)
+        failed = pgd_kernel(state, d, L, gamma, alpha, lam_unique, cols, rows, logs,
+                            GL_NODES, GL_WEIGHTS)
+        if failed >= 0:
+            raise FloatingPointError(f"non-finite iterate of run {failed}")
+        if t1 == end:
+            break
+    lam_log = np.stack([_schedule_values(per_run[j], log_steps) for j in first], axis=-1)[:, cols]
+    logs[:, 5] = _excess_risk(d, L, gamma, lam_log, tuple(logs[:, i] for i in range(5)))
+    logs[:, 6] = lam_log
+
+
+# The inner loop of each engine (same signature; a table, so that tests can swap a route).
+_ROUTES = {"kernel": _iterate_kernel, "numpy": _iterate}
+
+
 def overlap_pgd(initial, *, d, L=10, gamma=np.sqrt(0.5), eps=0.0, lam, alpha, steps: int,
-                log_every: int = 1, start_step: int = 0) -> PGDResult:
+                log_every: int = 1, start_step: int = 0, engine: str = "kernel") -> PGDResult:
     """Run population PGD from ``initial`` for ``steps`` steps.
 
     ``initial``: ``Overlaps`` (array fields of shape (n_runs,), or scalars) or a tuple of the five
@@ -230,8 +263,10 @@ def overlap_pgd(initial, *, d, L=10, gamma=np.sqrt(0.5), eps=0.0, lam, alpha, st
     (the schedule is evaluated from there). Logs start_step, the multiples of log_every after it
     and the last step. eps does not enter (the gradient does not depend on it; the logged excess
     risk is R - eps^2). Exact for every d (see ``numerics.dynamics.overlap_steps``); raises
-    FloatingPointError if an iterate becomes non-finite.
+    FloatingPointError if an iterate becomes non-finite. ``engine``: "kernel" (compiled,
+    ``numerics.kernels``) or "numpy" (the reference route); they agree to round-off.
     """
+    check_engine(engine)
     check_integer("steps", steps, 0)
     check_integer("log_every", log_every, 1)
     check_integer("start_step", start_step, 0)
@@ -249,12 +284,14 @@ def overlap_pgd(initial, *, d, L=10, gamma=np.sqrt(0.5), eps=0.0, lam, alpha, st
     log_steps = np.unique(np.r_[start_step, np.arange(0, end + 1, log_every), end])
     log_steps = log_steps[log_steps >= start_step]
     logs = np.empty((len(log_steps), 7, n_runs))  # 5 overlaps, excess risk, lambda
-    log_at = {int(t): j for j, t in enumerate(log_steps)}
     first, cols = _groups(lam, n_runs, d, L, gamma)
     try:
         with np.errstate(over="raise", invalid="raise", divide="raise"):
-            _iterate(state, logs, log_at, lam, first, cols, d, L, gamma, alpha, start_step, end)
+            _ROUTES[engine](state, logs, log_steps, lam, first, cols, d, L, gamma, alpha,
+                            start_step, end)
     except FloatingPointError as err:
         raise FloatingPointError(f"PGD iterate became non-finite ({err}): step size alpha too "
                                  "large for this lambda and d?") from None
+    if engine != "numpy":   # the kernel does not project its iterate: project the logged states
+        logs[:, :5] = np.stack(nearest_feasible(*np.moveaxis(logs[:, :5], 1, 0)), axis=1)
     return PGDResult(log_steps, *(logs[:, j] for j in range(7)), alpha=alpha)

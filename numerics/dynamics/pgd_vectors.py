@@ -1,4 +1,4 @@
-"""Reference PGD on explicit vectors in R^d (paper Definition 1; SPEC §7).
+"""Reference PGD on explicit vectors in R^d (paper Definition 1; docs/math/dynamics.md#pgd-step-in-overlaps).
 
     k_{t+1} = normalize(k_t - alpha (I - k_t k_t^T) g_k),   v_{t+1} = normalize(v_t - alpha (I - v_t v_t^T) g_v),
 

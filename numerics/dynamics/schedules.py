@@ -1,4 +1,4 @@
-"""Schedules lambda_t of the erf inverse temperature during training (SPEC §7-§8).
+"""Schedules lambda_t of the erf inverse temperature during training (docs/math/dynamics.md#projected-gradient-descent).
 
 A schedule is any callable mapping the step index t (int or int array) to lambda_t > 0.
 """

@@ -1,4 +1,4 @@
-"""Measurements beyond Theorem 5 (SPEC §7-§8): stalls off M, the nature of the oracle off M, and
+"""Measurements beyond Theorem 5 (docs/math/dynamics.md#the-papers-experiments): stalls off M, the nature of the oracle off M, and
 what the lambda schedule does. Everything here is measured, not proved.
 
 - ``oracle_hessian``: the Hessian of R on the sphere product at the oracle (k, v) = (k*, v*), in

@@ -1,4 +1,4 @@
-"""Bayes predictor and Bayes risk by Monte Carlo (SPEC §6).
+"""Bayes predictor and Bayes risk by Monte Carlo (docs/math/baselines.md#bayes-risk).
 
 Given X, the location J has posterior p_l = P(J = l | X) proportional to
 f_1(X_l) / f_0(X_l) = gamma^-d exp(-|X_l - s k*|^2 / (2 gamma^2) + |X_l|^2 / 2)   (uniform prior;
@@ -94,7 +94,7 @@ def bayes_predictor(problem: Problem, X, k_star, v_star):
 
 
 def bayes_risk_mc(problem: Problem, n: int, rng: np.random.Generator, chunk: int = 2**16) -> Estimate:
-    """Bayes risk E[Var(Y | X)] by Monte Carlo over n sequences (SPEC §6; module docstring).
+    """Bayes risk E[Var(Y | X)] by Monte Carlo over n sequences (docs/math/baselines.md#bayes-risk; module docstring).
 
     Uses d, L, gamma, eps of a scalar ``problem`` (lam is ignored); needs d >= 2. Sequences are
     drawn in the reduced coordinates (cost independent of d), ``chunk`` at a time; the stderr is

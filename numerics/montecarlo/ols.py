@@ -1,4 +1,4 @@
-"""Ordinary least squares on sampled sequences: the linear baseline by Monte Carlo (SPEC §6).
+"""Ordinary least squares on sampled sequences: the linear baseline by Monte Carlo (docs/math/baselines.md#best-linear-predictor).
 
 The flattened sequence x = vec(X) in R^{L d} is regressed on Y (no intercept: E[Y] = 0 and the
 token means lie along k* ⟂ v*, see ``theory.baselines``) over n_train sequences from

@@ -33,11 +33,14 @@ degrees of freedom). d < 4 raises ValueError: use ``online_sgd_full``, cheap at 
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from scipy.special import erf
 
 from theory.parameters import Overlaps, Problem
 
+from ..kernels import check_engine
 from .trajectory import (SGDTrajectory, TrajectoryLog, check_settings, child_streams,
                              lambda_path, logged_steps, progress_bar, run_generators)
 
@@ -75,7 +78,9 @@ def _draw_chunk(streams, n, d, B, L, gamma, eps):
     Bartlett variables (a11, n21, a22), each (R, n). streams[i] = (tokens, extra, chi2_a, chi2_b)
     of run i: each is consumed in order, so a run's numbers do not depend on the chunking."""
     R, m = len(streams), d - 4  # m: Wishart degrees of freedom
-    X = np.stack([s[0].standard_normal((n, 4, B * L)) for s in streams])
+    X = np.empty((R, n, 4, B * L))
+    for s, out in zip(streams, X):
+        s[0].standard_normal(out=out)  # fills out in C order: the numbers of shape (n, 4, B L)
     X[..., ::L] *= gamma
     X[:, :, 0, ::L] += np.sqrt(d / 2.0)
     extra = np.stack([s[1].standard_normal((n, B + 1)) for s in streams])
@@ -147,9 +152,10 @@ def _advance(KV, x, PQ, CE, alpha, u5, w5, w6, F):
     return out
 
 
-def _sgd_step(KV, x, y, lam, alpha, two_over_b, B, scale2, u_a11, u_n21, u_a22, F):
+def _sgd_step(KV, x, y, lam, alpha, two_over_b, B, scale2, u_a11, u_n21, u_a22, F,
+              coefficients=_coefficients):
     """One SGD step on KV (R, 2, 4); u_* = -alpha (a11, n21, a22)."""
-    PQ, CE = _coefficients(KV, x, y, lam, two_over_b, B)
+    PQ, CE = coefficients(KV, x, y, lam, two_over_b, B)
     u5, w5, w6 = _perp_pair(CE, scale2, u_a11, u_n21, u_a22)
     return _advance(KV, x, PQ, CE, alpha, u5, w5, w6, F)
 
@@ -168,9 +174,35 @@ def _fresh_test_risk(gens, KV, n, d, L, gamma, eps, lam):
     return np.mean((Y - T - erf(lam * p0) * q0) ** 2, axis=1)
 
 
+def _advance_numpy(KV, draws, lam, alpha, B, L, scale2, snap_at, work, coefficients=_coefficients):
+    """The steps of one chunk (the reference route); returns the final KV and the KV after each
+    step of ``snap_at`` (indices into the chunk)."""
+    X, Y, a11, n21, a22 = draws
+    lam_list, snaps, wanted = lam.tolist(), [], set(snap_at.tolist())
+    for j in range(len(lam_list)):
+        KV = _sgd_step(KV, X[:, j], Y[:, j], lam_list[j], alpha, 2.0 / B, B, scale2,
+                       a11[:, j], n21[:, j], a22[:, j], work, coefficients)
+        if j in wanted:
+            snaps.append(KV)
+    return KV, snaps
+
+
+def _advance_kernel(KV, draws, lam, alpha, B, L, scale2, snap_at, work):
+    """``_advance_numpy`` by the compiled kernel ``numerics.kernels.sgd_reduced_kernel``."""
+    from ..kernels.sgd_step import sgd_reduced_kernel
+
+    KV = np.ascontiguousarray(KV)
+    rows = np.full(len(lam), -1, dtype=np.int64)
+    rows[snap_at] = np.arange(len(snap_at))
+    snaps = np.empty((len(snap_at),) + KV.shape)
+    sgd_reduced_kernel(KV, *draws, np.ascontiguousarray(lam), float(alpha), 2.0 / B, L, scale2,
+                       rows, snaps)
+    return KV, list(snaps)
+
+
 def online_sgd_reduced(problem: Problem, overlaps: Overlaps, *, alpha: float, n_steps: int,
                        batch_size: int, rng, schedule=None, log_every: int = 1, test_size: int = 0,
-                       progress: bool = False) -> SGDTrajectory:
+                       progress: bool = False, engine: str = "kernel", coefficients=None) -> SGDTrajectory:
     """Online SGD (``numerics.sgd.full``) simulated exactly on the overlaps (module docstring).
 
     overlaps: initial overlaps, array fields of shape (n_runs,) (e.g. from
@@ -183,9 +215,17 @@ def online_sgd_reduced(problem: Problem, overlaps: Overlaps, *, alpha: float, n_
     (``test_risk_kind = "fresh"``): exact marginal law at each step; the full simulator's fixed
     test set also correlates the steps, which this does not reproduce.
     Requires d = problem.d >= 4; no d-dimensional array is ever formed. ``progress``: a tqdm
-    bar of the steps (updated per block of pre-drawn steps).
+    bar of the steps (updated per block of pre-drawn steps). ``engine``: "kernel" (compiled,
+    ``numerics.kernels``, the default) or "numpy" (the reference route); the same random numbers,
+    the same trajectories to round-off. ``coefficients``: another predictor's (PQ, CE) map with the
+    signature of ``_coefficients`` (``numerics.nonlinearity.sgd``; the derivation holds for any
+    predictor of (<X_l, k>, <X_l, v>)), run on the numpy route; test_size must then be 0.
     """
+    check_engine(engine)
     d, L, gamma, eps = check_settings(problem, alpha, n_steps, batch_size, log_every, test_size)
+    if coefficients is not None and test_size > 0:
+        raise ValueError(f"test_size={test_size!r} is not allowed with coefficients: the fresh test "
+                         "risk is the erf predictor's; use 0")
     if d < 4:
         raise ValueError(f"problem.d={d!r} is not allowed: the reduced simulator needs d >= 4 "
                          "(use numerics.sgd.full.online_sgd_full)")
@@ -198,31 +238,30 @@ def online_sgd_reduced(problem: Problem, overlaps: Overlaps, *, alpha: float, n_
     log = TrajectoryLog(steps, n_runs, with_test=test_size > 0)
     scale2 = np.ones(batch_size * L)
     scale2[::L] = gamma * gamma
-    two_over_b = 2.0 / batch_size
     lam_list = lam.tolist()
     work = np.zeros((n_runs, 2, 6))
 
-    def record(n):
+    def record(n, KV):
         test_risk = (None if test_size == 0 else
                      _fresh_test_risk(test, KV, test_size, d, L, gamma, eps, lam_list[n]))
         log.record(d, L, gamma, eps, lam_list[n], _overlaps(KV), test_risk)
 
-    record(0)
-    next_log = iter(steps[1:])
-    target = next(next_log, -1)
+    record(0, KV)
     chunk = max(1, min(n_steps, _CHUNK_FLOATS // (n_runs * (4 * batch_size * L + batch_size + 3))))
     bar = progress_bar(progress, n_steps, "SGD steps (reduced)")
+    advance = _advance_kernel if engine == "kernel" else _advance_numpy
+    if coefficients is not None:
+        advance = functools.partial(_advance_numpy, coefficients=coefficients)
     for start in range(0, n_steps, chunk):
         n_chunk = min(chunk, n_steps - start)
         bar.update(start - bar.n)
         X, Y, a11, n21, a22 = _draw_chunk(train, n_chunk, d, batch_size, L, gamma, eps)
-        a11, n21, a22 = -alpha * a11, -alpha * n21, -alpha * a22
-        for j in range(n_chunk):
-            KV = _sgd_step(KV, X[:, j], Y[:, j], lam_list[start + j], alpha, two_over_b,
-                           batch_size, scale2, a11[:, j], n21[:, j], a22[:, j], work)
-            if start + j + 1 == target:
-                record(target)
-                target = next(next_log, -1)
+        draws = (X, Y, -alpha * a11, -alpha * n21, -alpha * a22)
+        logged = steps[(steps > start) & (steps <= start + n_chunk)]
+        KV, snaps = advance(KV, draws, lam[start:start + n_chunk], alpha, batch_size, L, scale2,
+                            logged - start - 1, work)
+        for n, snap in zip(logged, snaps):
+            record(int(n), snap)
     bar.update(n_steps - bar.n)
     bar.close()
     if not np.all(np.isfinite(KV)):

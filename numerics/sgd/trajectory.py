@@ -1,9 +1,9 @@
-"""The logged result of online SGD (SPEC §8, last row) and the checks shared by its two simulators.
+"""The logged result of online SGD (docs/math/dynamics.md#the-papers-experiments, last row) and the checks shared by its two simulators.
 
 ``numerics.sgd.full.online_sgd_full`` (explicit d-dimensional vectors) and
 ``numerics.sgd.reduced.online_sgd_reduced`` (exact reduced simulator, cost independent of d) both
 return an ``SGDTrajectory``: per logged step n (after n updates) the five overlaps of every run,
-the exact population risk R(k_n, v_n) at lambda_n = schedule(n) (closed form, SPEC §5), and an
+the exact population risk R(k_n, v_n) at lambda_n = schedule(n) (closed form, docs/math/risk.md#closed-form-population-risk), and an
 empirical test risk. Logged steps are 0, log_every, 2 log_every, ... and always n_steps.
 """
 
@@ -34,7 +34,7 @@ class SGDTrajectory:
 
     population_risk is the closed-form R at the logged overlaps and lambda_n (exact at finite d);
     test_risk is (1/n_test) sum (Y - T(X))^2 on test samples (``test_risk_kind`` says which) or None.
-    ``excess_risk`` follows the paper's logging convention: risk minus eps^2 (SPEC §5).
+    ``excess_risk`` follows the paper's logging convention: risk minus eps^2 (docs/math/risk.md#closed-form-population-risk).
     """
 
     steps: np.ndarray
@@ -144,10 +144,11 @@ def child_streams(gen: np.random.Generator, n: int) -> list:
 
 
 def progress_bar(enabled: bool, total: int, desc: str):
-    """A tqdm bar over the steps (disabled, hence silent, unless ``enabled``)."""
-    from tqdm.auto import tqdm
+    """A bar over the steps (``numerics.progress.bar``: drawn on a terminal, or forwarded to the
+    parent's display from a pool worker); silent unless ``enabled``."""
+    from ..progress import bar
 
-    return tqdm(total=total, desc=desc, unit="step", disable=not enabled)
+    return bar(total=total, desc=desc, unit="step", disable=None if enabled else True)
 
 
 class TrajectoryLog:

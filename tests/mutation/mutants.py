@@ -169,7 +169,8 @@ MUTANTS = [
         "tests/test_flow.py::test_schedule_in_flow_time"], ("definition1-overlap-vs-vector",)),
     # ---- numerics: sampling, Monte Carlo, initial law ----------------------------------------
     _m("task-informative-scale", "numerics", "numerics/montecarlo/task.py",
-       "X[rows, J] = s * k_star + gamma * X[rows, J]", "X[rows, J] = s * k_star + X[rows, J]",
+       "X[rows, J] = s * np.asarray(k_star, dtype=float) + gamma * X[rows, J]",
+       "X[rows, J] = s * np.asarray(k_star, dtype=float) + X[rows, J]",
        "task sampler: informative token with unit instead of gamma noise",
        ["tests/test_task.py::test_law_of_the_samples"], ("theorem1-montecarlo", "proposition3-montecarlo")),
     _m("task-fixed-location", "numerics", "numerics/montecarlo/task.py",
@@ -210,8 +211,8 @@ MUTANTS = [
        ["tests/test_bayes.py::test_quadrature_and_monte_carlo_agree"], ("bayes-quadrature-montecarlo",)),
     # ---- numerics: online SGD ----------------------------------------------------------------
     _m("sgd-reduced-lambda-schedule", "numerics", "numerics/sgd/reduced.py",
-       "KV = _sgd_step(KV, X[:, j], Y[:, j], lam_list[start + j], alpha, two_over_b,",
-       "KV = _sgd_step(KV, X[:, j], Y[:, j], lam_list[0], alpha, two_over_b,",
+       "KV, snaps = advance(KV, draws, lam[start:start + n_chunk], alpha,",
+       "KV, snaps = advance(KV, draws, np.full(n_chunk, lam[0]), alpha,",
        "reduced SGD: the step ignores the lambda schedule (uses lambda_0)",
        ["tests/test_sgd_reduced.py::test_reduced_simulator_follows_a_decreasing_schedule_in_law"], ("sgd-reduced-equals-full-in-law",)),
     _m("sgd-reduced-bartlett-df", "numerics", "numerics/sgd/reduced.py",

@@ -1,4 +1,4 @@
-"""Paper Theorem 1 at the oracle (k, v) = (k*, v*): the oracle-risk formula (SPEC §6)."""
+"""Paper Theorem 1 at the oracle (k, v) = (k*, v*): the oracle-risk formula (docs/math/baselines.md#oracle-risk)."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ def oracle_matches_expectation(quick: bool, rng) -> Check:
 
 
 @claim("theorem1-oracle-general",
-       "Theorem 1: the general closed form (SPEC §5) at kappa = nu = 1, theta = eta = rho = 0 equals the "
+       "Theorem 1: the general closed form (docs/math/risk.md#closed-form-population-risk) at kappa = nu = 1, theta = eta = rho = 0 equals the "
        "oracle risk eps^2 + gamma^2 E[(1 - erf(lambda(sqrt(d/2) + gamma Z)))^2] + (L-1) zeta(0, lambda)")
 def oracle_matches_general_form(quick: bool, rng) -> Check:
     from theory import Overlaps, population_risk
