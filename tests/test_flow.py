@@ -112,10 +112,31 @@ def test_alignment_event():
     assert traj.t[-1] == pytest.approx(traj.t_events[0])
 
 
-def test_failure_raises_actionable():
+def test_failure_raises_actionable(monkeypatch):
+    """A solver failure (simulated: solve_ivp reporting status -1) raises with advice."""
+    import numerics.dynamics.flow as flow
+    real = flow.solve_ivp
+
+    def failing(*args, **kwargs):
+        sol = real(*args, **kwargs)
+        sol.status, sol.message = -1, "Required step size is less than spacing between numbers."
+        return sol
+    monkeypatch.setattr(flow, "solve_ivp", failing)
     with pytest.raises(RuntimeError, match="method"):
-        manifold_flow(0.3, 0.2, d=400, lam=lambda t: 0.1 if t < 1.0 else np.nan, t_end=10.0,
-                      method="RK45")
+        manifold_flow(0.3, 0.2, d=400, lam=0.1, t_end=10.0, method="RK45")
+
+
+@pytest.mark.parametrize("bad", [np.nan, -1.0, 0.0, np.inf, "0.1"])
+@pytest.mark.parametrize("which", ["overlap", "manifold"])
+def test_schedule_with_bad_values_raises(bad, which):
+    """A schedule turning NaN, infinite, non-positive or non-numeric at t = 1 stops the flow with a
+    ValueError naming lam and the time, instead of integrating NaN and reporting success."""
+    lam = lambda t: 0.1 if t < 1.0 else bad
+    with pytest.raises(ValueError, match=r"lam=.*lambda\([0-9.]+\) = "):
+        if which == "overlap":
+            overlap_flow(Overlaps(kappa=0.3, nu=0.2), d=400, lam=lam, t_end=10.0)
+        else:
+            manifold_flow(0.3, 0.2, d=400, lam=lam, t_end=10.0)
 
 
 def test_bad_input():
@@ -152,3 +173,19 @@ def test_fixed_points_of_the_manifold_flow(lam, d):
         fd = manifold_jacobian(kappa, nu, d=d, lam=lam)
         # central differences, h = 1e-6: truncation ~1e-12, roundoff ~eps |f| / h ~ 1e-10
         np.testing.assert_allclose(fd, jac, atol=1e-8 * max(1.0, np.max(np.abs(jac))))
+
+
+def test_flow_states_are_feasible_and_the_projection_is_reported():
+    """lambda = 0.9 towards k = -v* (rank-deficient): the integrator's raw end state has a Gram
+    eigenvalue below -64 eps (tolerance 1e-10 relative); the returned states are feasible, and the
+    reported projection is within the integrator's tolerance."""
+    from theory.parameters import gram_matrix
+
+    starts = sample_initial_overlaps(400, 8, np.random.default_rng(3))
+    start = Overlaps(**{n: float(getattr(starts, n)[7]) for n in OVERLAP_NAMES})
+    traj = overlap_flow(start, d=400, lam=0.9, t_end=20.0)
+    raw_end = np.linalg.eigvalsh(gram_matrix(*traj.sol(traj.t[-1])))[0]
+    assert raw_end < -64 * np.finfo(float).eps            # the test is not vacuous
+    assert np.min(np.linalg.eigvalsh(gram_matrix(*traj.y))[..., 0]) >= -64 * np.finfo(float).eps
+    Overlaps(**traj.final)                                  # valid
+    assert 0 < traj.projection < 1e-10

@@ -121,11 +121,23 @@ def test_plot_has_four_panels_and_says_what_the_band_is(quick_data, name):
         fig = _module(name).plot(data, p)
     axes = fig.get_axes()
     assert len(axes) == 4
-    risk_axis = axes[0]
-    legend_texts = [t.get_text() for t in risk_axis.get_legend().get_texts()]
+    (legend,) = fig.legends                     # one legend, below the panels
+    legend_texts = [t.get_text() for t in legend.get_texts()]
     assert _training_plot.BAND in legend_texts and any("oracle" in t for t in legend_texts)
-    assert any("aligned up to sign" in t.get_text() for t in risk_axis.texts)
+    # each group of runs is named with its size; the title names the paper's experiment
+    counts = {name: len(runs) for name, runs in _training_plot.groups(data).items()}
+    for group, n in counts.items():
+        assert f"{group} ({n}/{p['n_runs']} runs)" in legend_texts
+    assert sum(counts.values()) == p["n_runs"]
+    assert f"Paper experiment “{p['experiment']}”" in fig._suptitle.get_text()
     assert axes[3].get_yscale() == "log"
+
+
+def test_groups_split_the_runs_by_alignment():
+    data = {"aligned": np.array([1, 0, 1, 1, 0])}
+    found = _training_plot.groups(data)
+    assert found["aligned"].tolist() == [0, 2, 3] and found["not aligned"].tolist() == [1, 4]
+    assert list(_training_plot.groups({"aligned": np.ones(3)})) == ["aligned"]
 
 
 def test_full_init_on_m_aligns_every_run():

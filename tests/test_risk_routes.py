@@ -122,7 +122,8 @@ def _random_point(rng, i, d_range=(2, 1e5), L_range=(1, 1000), lam_range=(1e-3, 
     L = int(round(_log_uniform(rng, *L_range)))
     problem = Problem(d=d, L=L, gamma=_log_uniform(rng, *gamma_range), eps=rng.uniform(0, 1),
                       lam=_log_uniform(rng, *lam_range))
-    return problem, _random_overlaps(rng, d, on_manifold=i % 2 == 0)
+    # A point of M with |kappa|, |nu| < 1 has a rank-4 Gram matrix: realisable only for d >= 4.
+    return problem, _random_overlaps(rng, d, on_manifold=i % 2 == 0 and d >= 4)
 
 
 # ---------------------------------------------------------------- closed form = quadrature

@@ -91,7 +91,7 @@ def compute_training_panels(p: dict, rng: np.random.Generator, progress) -> dict
     fixed = manifold_fixed_points(**problem)
     out = {"steps": log.steps, "lam": lam_t,
            "excess_risk_mean": risk.mean(axis=1), "excess_risk_lo": risk.mean(axis=1) - _Z_BAND * stderr,
-           "excess_risk_hi": risk.mean(axis=1) + _Z_BAND * stderr,
+           "excess_risk_hi": risk.mean(axis=1) + _Z_BAND * stderr, "excess_risk": risk,
            "oracle_excess_risk": np.broadcast_to(np.asarray(oracle, dtype=float), lam_t.shape).copy(),
            "abs_kappa": log.abs_kappa, "abs_nu": log.abs_nu,
            "shown_runs": shown, "kappa_shown": log.kappa[:, shown], "nu_shown": log.nu[:, shown],

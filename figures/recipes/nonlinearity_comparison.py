@@ -56,7 +56,9 @@ def plot(data: dict, p: dict):
 
     from theory.nonlinearity import NONLINEARITY_NAMES
 
-    fig = Figure(figsize=(8.0, 3.8), layout="constrained")
+    from ..style import DOUBLE_COLUMN
+
+    fig = Figure(figsize=(DOUBLE_COLUMN, 3.6), layout="constrained")
     left, right = fig.subplots(1, 2)
     for name in NONLINEARITY_NAMES:
         color, ls = _STYLE[name]
@@ -77,7 +79,7 @@ def plot(data: dict, p: dict):
     left.set_ylabel("oracle excess R(k*, v*) − ε² at best λ")
     left.set_ylim(1e-25, 10)
     right.set_ylabel("best λ")
-    left.legend(fontsize=7, loc="lower left")
-    fig.suptitle(f"Attention nonlinearities at the oracle, L = {p['L']}, γ = √½ (quadrature; slopes "
+    fig.legend(*left.get_legend_handles_labels(), loc="outside lower center", ncols=3)
+    fig.suptitle(f"Attention nonlinearities at the oracle, L = {p['L']}, γ = √½\n(quadrature; slopes "
                  f"of log excess on log d for d ≥ {p['fit_d_min']})")
     return fig

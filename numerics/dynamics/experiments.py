@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from theory.checks import check_integer, check_positive_real
 from theory.parameters import Overlaps, Problem
 from theory.risk import oracle_risk
 
@@ -50,16 +51,12 @@ class PopulationExperiment:
     def __post_init__(self):
         Problem(d=self.d, L=self.L, gamma=self.gamma, eps=self.eps, lam=1.0)
         as_schedule(self.lam)(0)  # validates a constant lambda
-        if not (np.isfinite(self.alpha) and self.alpha > 0):
-            raise ValueError(f"alpha={self.alpha!r} is not allowed: alpha must be finite and > 0")
+        check_positive_real("alpha", self.alpha)
         for name in ("steps", "n_runs"):
-            value = getattr(self, name)
-            if not (isinstance(value, (int, np.integer)) and value >= 1):
-                raise ValueError(f"{name}={value!r} is not allowed: {name} must be an integer >= 1")
+            check_integer(name, getattr(self, name), 1)
         if self.init not in _INITS:
             raise ValueError(f"init={self.init!r} is not allowed: init must be one of {_INITS}")
-        if not (isinstance(self.seed, (int, np.integer)) and self.seed >= 0):
-            raise ValueError(f"seed={self.seed!r} is not allowed: seed must be an integer >= 0")
+        check_integer("seed", self.seed, 0)
 
 
 PAPER_EXPERIMENTS = (

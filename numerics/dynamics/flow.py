@@ -24,11 +24,13 @@ import numpy as np
 from scipy.integrate import solve_ivp
 from scipy.special import erf, erfc
 
-from theory.parameters import OVERLAP_NAMES, Overlaps, Problem
+from theory.checks import check_positive_real, short_repr
+from theory.parameters import OVERLAP_NAMES, Overlaps, Problem, check_realisable, nearest_feasible
 from theory.risk import risk_grad_from_arrays
 from theory.special import erf_prime
 
 from .overlap_steps import flow_velocity
+from .pgd import initial_state
 from .schedules import as_schedule
 
 __all__ = ["FlowTrajectory", "overlap_flow", "manifold_flow", "manifold_flow_velocity",
@@ -39,7 +41,11 @@ __all__ = ["FlowTrajectory", "overlap_flow", "manifold_flow", "manifold_flow_vel
 class FlowTrajectory:
     """An integrated flow: ``t`` (n_t,), ``y`` (n_components, n_t) with ``names`` the components,
     ``sol`` the dense output (callable of t), solver diagnostics, and alignment events
-    (``t_events``: times where min(|kappa|, |nu|) reached 1 - delta, empty if none or no delta)."""
+    (``t_events``: times where min(|kappa|, |nu|) reached 1 - delta, empty if none or no delta).
+    ``y`` holds feasible overlaps: the integrator's output (which may leave the feasible set by up
+    to its tolerance near rank-deficient points, e.g. |kappa| -> 1) is mapped by
+    ``theory.parameters.nearest_feasible``; ``projection`` is the largest change this made
+    (0 when none was needed). ``sol`` is the raw dense output."""
 
     t: np.ndarray
     y: np.ndarray
@@ -52,6 +58,7 @@ class FlowTrajectory:
     t_events: np.ndarray
     y_events: np.ndarray
     sol: object
+    projection: float = 0.0
 
     def component(self, name: str) -> np.ndarray:
         return self.y[self.names.index(name)]
@@ -68,17 +75,27 @@ def schedule_in_flow_time(schedule, alpha: float):
 
 
 def _lam_of_t(lam):
-    if callable(lam):
-        return lam
-    value = float(lam)
-    if not (np.isfinite(value) and value > 0):
-        raise ValueError(f"lam={lam!r} is not allowed: lambda must be finite and > 0")
-    return lambda t: value
+    """lambda(t) as a checked callable: a schedule returning NaN, inf, a value <= 0 or a non-number
+    raises ValueError at the first such time (the integration stops there, never runs on NaN)."""
+    if not callable(lam):
+        value = check_positive_real("lam", lam)
+        return lambda t: value
+
+    def checked(t):
+        out = lam(t)
+        try:
+            value = None if isinstance(out, (str, bytes, bool, np.bool_)) else float(out)
+        except (TypeError, ValueError):
+            value = None
+        if value is None or not (np.isfinite(value) and value > 0):
+            raise ValueError(f"lam={short_repr(lam)} is not allowed: lambda({t:.6g}) = "
+                             f"{short_repr(out)}, but lambda must be a finite number > 0")
+        return value
+    return checked
 
 
 def _integrate(rhs, y0, names, t_end, method, rtol, atol, delta, terminal, t_eval):
-    if not (np.isfinite(t_end) and t_end > 0):
-        raise ValueError(f"t_end={t_end!r} is not allowed: t_end must be finite and > 0")
+    t_end = check_positive_real("t_end", t_end)
     events = None
     if delta is not None:
         if not 0 < delta < 1:
@@ -98,18 +115,30 @@ def _integrate(rhs, y0, names, t_end, method, rtol, atol, delta, terminal, t_eva
                            "large lambda sqrt(d)), looser rtol/atol, or a shorter t_end.")
     t_events = sol.t_events[0] if events else np.empty(0)
     y_events = sol.y_events[0] if events else np.empty((0, len(names)))
-    return FlowTrajectory(sol.t, sol.y, tuple(names), sol.status, sol.message, sol.nfev,
-                          sol.njev, sol.nlu, t_events, y_events, sol.sol)
+    full = {name: sol.y[i] for i, name in enumerate(names)}
+    feasible = nearest_feasible(*(full.get(name, 0.0) for name in OVERLAP_NAMES))
+    y = np.array([feasible[OVERLAP_NAMES.index(name)] for name in names])
+    projection = float(np.max(np.abs(y - sol.y), initial=0.0))
+    return FlowTrajectory(sol.t, y, tuple(names), sol.status, sol.message, sol.nfev,
+                          sol.njev, sol.nlu, t_events, y_events, sol.sol, projection)
 
 
 def overlap_flow(initial: Overlaps, *, d, L=10, gamma=np.sqrt(0.5), lam, t_end, method="LSODA",
                  rtol=1e-10, atol=1e-12, delta=None, terminal=False, t_eval=None) -> FlowTrajectory:
     """Integrate the five-overlap gradient flow from scalar ``initial`` up to time ``t_end``.
 
-    Components ordered as ``theory.parameters.OVERLAP_NAMES``. ``delta``: record the event
-    min(|kappa|, |nu|) = 1 - delta (stop there if ``terminal``). Exact ODE at every finite d.
+    ``initial``: scalar ``Overlaps`` or a tuple of the five overlaps (validated: NaN, out-of-range,
+    infeasible or not realisable in R^d raise ValueError). Components ordered as
+    ``theory.parameters.OVERLAP_NAMES``. ``delta``: record the event min(|kappa|, |nu|) = 1 - delta
+    (stop there if ``terminal``). Exact ODE at every finite d. ``lam``: a number or a callable of
+    t; a value that is not finite and > 0 raises ValueError.
     """
-    Problem(d=d, L=L, gamma=gamma, lam=1.0)
+    problem = Problem(d=d, L=L, gamma=gamma, lam=1.0)
+    start = initial_state(initial)
+    if start.kappa.shape != (1,):
+        raise ValueError(f"initial with {start.kappa.shape[0]} runs is not allowed: overlap_flow "
+                         "integrates one trajectory (scalar overlaps)")
+    check_realisable(problem, start)
     lam_t = _lam_of_t(lam)
     d, L, gamma = float(d), float(L), float(gamma)
 
@@ -117,7 +146,7 @@ def overlap_flow(initial: Overlaps, *, d, L=10, gamma=np.sqrt(0.5), lam, t_end, 
         grads = risk_grad_from_arrays(d, L, gamma, 0.0, lam_t(t), *y)
         return np.array(flow_velocity(*y, *grads))
 
-    y0 = [float(x) for x in initial.as_tuple()]
+    y0 = [float(x[0]) for x in start.as_tuple()]
     return _integrate(rhs, y0, list(OVERLAP_NAMES), t_end, method, rtol, atol, delta, terminal, t_eval)
 
 
@@ -140,8 +169,8 @@ def manifold_flow(kappa0: float, nu0: float, *, d, L=10, gamma=np.sqrt(0.5), lam
                   method="LSODA", rtol=1e-10, atol=1e-12, delta=None, terminal=False,
                   t_eval=None) -> FlowTrajectory:
     """Integrate the two-dimensional flow on M from (kappa0, nu0); components ("kappa", "nu")."""
-    Problem(d=d, L=L, gamma=gamma, lam=1.0)
-    Overlaps(kappa=kappa0, nu=nu0)
+    check_realisable(Problem(d=d, L=L, gamma=gamma, lam=1.0), Overlaps(kappa=kappa0, nu=nu0))
+    kappa0, nu0 = float(kappa0), float(nu0)
     lam_t = _lam_of_t(lam)
 
     def rhs(t, y):

@@ -29,17 +29,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from theory.checks import check_integer
 from theory.parameters import Overlaps
 
 __all__ = ["sample_initial_vectors", "sample_initial_overlaps"]
 
 
 def _check_args(d, n_runs):
-    if not (isinstance(d, (int, np.integer)) and d >= 2):
-        raise ValueError(f"d={d!r} is not allowed: d must be an integer >= 2 "
-                         "(k* and v* must be orthonormal)")
-    if not (isinstance(n_runs, (int, np.integer)) and n_runs >= 1):
-        raise ValueError(f"n_runs={n_runs!r} is not allowed: n_runs must be an integer >= 1")
+    check_integer("d", d, 2)   # k* and v* must be orthonormal
+    check_integer("n_runs", n_runs, 1)
 
 
 def _chi2(rng: np.random.Generator, df: int, n: int) -> np.ndarray:

@@ -14,7 +14,8 @@ import dataclasses
 
 import numpy as np
 
-from theory.parameters import OVERLAP_NAMES, Overlaps, Problem
+from theory.checks import as_real_array, check_integer, short_repr
+from theory.parameters import OVERLAP_NAMES, Overlaps, Problem, check_realisable, nearest_feasible
 from theory.risk import risk_from_arrays
 
 from .risk_partials import lambda_constants, partials
@@ -27,6 +28,13 @@ __all__ = ["PGDResult", "overlap_pgd", "lambda_table"]
 # Steps whose lambda-dependent constants are precomputed together, per distinct
 # (schedule, d, L, gamma) (memory ~ 70 * 8 * block * n_distinct bytes).
 _BLOCK = 256
+# Exact PGD keeps the Gram matrix of (k, v, k*, v*) PSD; the float64 recursion drifts by a few ulps
+# per step (each new overlap is ~10 rounded terms of size <= 1 + alpha |grad R|), enough to make it
+# infeasible near rank-deficient points (k -> +-v*) after ~1e4 steps. The iterate is mapped by
+# ``nearest_feasible`` at every logged step (logged states are feasible) and every
+# _PROJECT_EVERY steps, so the drift, and hence a correction, stays below 256 * 16 eps < 1e-12.
+# Projecting every step would cost as much as the step itself.
+_PROJECT_EVERY = 256
 # Steps per call of the compiled kernel (its lambda table: 8 * block * n_distinct bytes).
 _KERNEL_BLOCK = 16384
 
@@ -63,15 +71,14 @@ class PGDResult:
         return np.sqrt(self.theta ** 2 + self.eta ** 2 + self.rho ** 2)
 
     def state_at(self, index: int) -> tuple:
-        """(kappa, nu, theta, eta, rho) of all runs at logged position ``index``, unvalidated
-        (accepted by ``overlap_pgd`` to resume a run)."""
+        """(kappa, nu, theta, eta, rho) of all runs at logged position ``index`` (accepted by
+        ``overlap_pgd`` to resume a run)."""
         return tuple(getattr(self, name)[index] for name in OVERLAP_NAMES)
 
     def overlaps_at(self, index: int) -> Overlaps:
         """Overlaps of all runs at logged position ``index`` (e.g. -1 for the final step).
-        Validated: raises if roundoff drift of the recursion made the Gram matrix infeasible
-        beyond ``theory.parameters``' tolerance (possible after ~1e5 steps at rank-deficient
-        points); use ``state_at`` then."""
+        Always feasible: every iterate is mapped by ``theory.parameters.nearest_feasible``,
+        which removes the roundoff drift of the recursion (exact PGD stays feasible)."""
         return Overlaps(**{name: getattr(self, name)[index] for name in OVERLAP_NAMES})
 
     @property
@@ -99,9 +106,34 @@ class PGDResult:
                             for k in fields})
 
 
-def _check_int(name, value, minimum):
-    if not (isinstance(value, (int, np.integer)) and value >= minimum):
-        raise ValueError(f"{name}={value!r} is not allowed: {name} must be an integer >= {minimum}")
+def initial_state(initial) -> Overlaps:
+    """The starting point as validated ``Overlaps`` with fields of shape (n_runs,).
+
+    ``initial``: ``Overlaps`` or a sequence of the five overlaps (numbers or arrays) in the order of
+    OVERLAP_NAMES. NaN, out-of-range and infeasible starts raise ValueError (Overlaps' checks)."""
+    if isinstance(initial, Overlaps):
+        raw = initial.as_tuple()
+    elif isinstance(initial, (tuple, list)) and len(initial) == 5:
+        raw = tuple(initial)
+    else:
+        raise ValueError(f"initial={short_repr(initial)} is not allowed: pass Overlaps or a tuple of "
+                         "the 5 overlaps (kappa, nu, theta, eta, rho)")
+    fields = [np.atleast_1d(as_real_array(name, x)) for name, x in zip(OVERLAP_NAMES, raw)]
+    shapes = {x.shape for x in fields} - {(1,)}
+    if len(shapes) > 1 or any(len(shape) != 1 for shape in shapes):
+        raise ValueError(f"initial overlaps of shapes {[x.shape for x in fields]} are not allowed: "
+                         "each must be a number or a 1-D array of one common length n_runs")
+    n_runs = shapes.pop()[0] if shapes else 1
+    return Overlaps(**{name: np.broadcast_to(x, (n_runs,)) for name, x in zip(OVERLAP_NAMES, fields)})
+
+
+def per_run(name, value, n_runs):
+    """``value`` (a number or an array of n_runs) as a float array of shape (n_runs,)."""
+    arr = np.asarray(value, dtype=float)
+    if arr.ndim > 1 or (arr.ndim == 1 and arr.shape[0] not in (1, n_runs)):
+        raise ValueError(f"{name} of shape {arr.shape} is not allowed: give a number or one "
+                         f"value per run (n_runs={n_runs})")
+    return np.broadcast_to(arr, (n_runs,)).copy()
 
 
 def _per_run(lam, n_runs):
@@ -179,6 +211,8 @@ def _iterate(state, logs, log_steps, lam, first, cols, d, L, gamma, alpha, start
             step_consts = _LazyExpansion(c, cols)
         for i, step in enumerate(range(t0, t1)):
             j = log_at.get(step)
+            if j is not None or step % _PROJECT_EVERY == 0:
+                state = list(nearest_feasible(*state))
             if j is not None:
                 lam_now = lam_unique[0 if constant else i][cols]
                 logs[j, :5] = state
@@ -233,20 +267,19 @@ def overlap_pgd(initial, *, d, L=10, gamma=np.sqrt(0.5), eps=0.0, lam, alpha, st
     ``numerics.kernels``) or "numpy" (the reference route); they agree to round-off.
     """
     check_engine(engine)
-    _check_int("steps", steps, 0)
-    _check_int("log_every", log_every, 1)
-    _check_int("start_step", start_step, 0)
-    raw = initial.as_tuple() if isinstance(initial, Overlaps) else tuple(initial)
-    if len(raw) != 5:
-        raise ValueError(f"initial={initial!r} is not allowed: need Overlaps or 5 overlap arrays")
-    fields = [np.atleast_1d(np.asarray(x, dtype=float)) for x in raw]
-    state = [x.copy() for x in np.broadcast_arrays(*fields)]
-    n_runs = state[0].shape[0]
-    Problem(d=d, L=L, gamma=gamma, eps=eps, lam=1.0)  # validates d, L, gamma, eps
-    d, L, gamma, alpha = (np.broadcast_to(np.asarray(x, dtype=float), (n_runs,)).copy()
-                          for x in (d, L, gamma, alpha))
-    if not np.all(np.isfinite(alpha) & (alpha > 0)):
+    check_integer("steps", steps, 0)
+    check_integer("log_every", log_every, 1)
+    check_integer("start_step", start_step, 0)
+    start = initial_state(initial)
+    n_runs = start.kappa.shape[0]
+    problem = Problem(d=d, L=L, gamma=gamma, eps=eps, lam=1.0)  # validates d, L, gamma, eps
+    alpha = as_real_array("alpha", alpha)
+    if not np.all(alpha > 0):
         raise ValueError(f"alpha={alpha!r} is not allowed: the step size must be finite and > 0")
+    d, L, gamma, alpha = (per_run(name, x, n_runs) for name, x in
+                          (("d", d), ("L", L), ("gamma", gamma), ("alpha", alpha)))
+    check_realisable(dataclasses.replace(problem, d=d), start)
+    state = [np.array(x, dtype=float) for x in start.as_tuple()]
     end = start_step + steps
     log_steps = np.unique(np.r_[start_step, np.arange(0, end + 1, log_every), end])
     log_steps = log_steps[log_steps >= start_step]
@@ -259,4 +292,6 @@ def overlap_pgd(initial, *, d, L=10, gamma=np.sqrt(0.5), eps=0.0, lam, alpha, st
     except FloatingPointError as err:
         raise FloatingPointError(f"PGD iterate became non-finite ({err}): step size alpha too "
                                  "large for this lambda and d?") from None
+    if engine != "numpy":   # the kernel does not project its iterate: project the logged states
+        logs[:, :5] = np.stack(nearest_feasible(*np.moveaxis(logs[:, :5], 1, 0)), axis=1)
     return PGDResult(log_steps, *(logs[:, j] for j in range(7)), alpha=alpha)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from theory.bayes import scalar_problem_fields
+from theory.checks import check_integer
 from theory.parameters import Problem
 
 from .population_risk import Estimate, RunningMean
@@ -35,8 +36,7 @@ __all__ = ["sample_token_statistics", "posterior_weights", "conditional_variance
 
 
 def _check_rng_n(n, rng, low=1):
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < low:
-        raise ValueError(f"n={n!r} is not allowed: n must be an int >= {low}")
+    check_integer("n", n, low)
     if not isinstance(rng, np.random.Generator):
         raise ValueError(f"rng={rng!r} is not allowed: rng must be a numpy.random.Generator")
 
@@ -103,8 +103,7 @@ def bayes_risk_mc(problem: Problem, n: int, rng: np.random.Generator, chunk: int
     """
     _, _, _, eps = scalar_problem_fields(problem)
     _check_rng_n(n, rng, low=2)
-    if isinstance(chunk, (bool, np.bool_)) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
-        raise ValueError(f"chunk={chunk!r} is not allowed: chunk must be an int >= 1")
+    check_integer("chunk", chunk, 1)
     acc = RunningMean()
     while acc.n < n:
         m = min(int(chunk), n - acc.n)

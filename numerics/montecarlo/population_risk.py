@@ -17,7 +17,8 @@ import dataclasses
 
 import numpy as np
 
-from theory.parameters import OVERLAP_NAMES, Overlaps, Problem, gram_matrix
+from theory.checks import check_integer
+from theory.parameters import OVERLAP_NAMES, Overlaps, Problem, check_realisable
 
 from .geometry import vectors_from_overlaps
 from ..kernels import check_engine
@@ -27,9 +28,6 @@ __all__ = ["Estimate", "population_risk_mc", "risk_mc_from_vectors"]
 
 # Upper bound on the number of token coordinates held in memory per batch (32 MiB of float64).
 _MAX_BATCH_FLOATS = 2**22
-# Eigenvalues of a Gram matrix of float64 unit vectors are accurate to a few ulps of its norm
-# (<= 4); smaller ones count as zero when reading off its rank (as in theory.parameters).
-_RANK_TOL = 64 * np.finfo(float).eps
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,9 +72,8 @@ class RunningMean:
 
 
 def _check_run(n, chunk):
-    for name, value, low in (("n", n, 2), ("chunk", chunk, 1)):
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < low:
-            raise ValueError(f"{name}={value!r} is not allowed: {name} must be an int >= {low}")
+    check_integer("n", n, 2)
+    check_integer("chunk", chunk, 1)
 
 
 def _kernel_losses(s, gamma, eps, L, lam, k, v, k_star, v_star, m, rng, J):
@@ -161,10 +158,7 @@ def population_risk_mc(problem: Problem, overlaps: Overlaps, n: int, rng: np.ran
     else:
         # Any orthonormal frame containing the span gives the same law: use R^4 even when d < 4,
         # after checking that the overlaps are realisable in R^d.
-        rank = int(np.sum(np.linalg.eigvalsh(gram_matrix(*overlaps.as_tuple())) > _RANK_TOL))
-        if rank > d:
-            raise ValueError(f"d={d!r} is not allowed: these overlaps {overlaps.as_dict()!r} "
-                             f"need d >= {rank} (rank of the Gram matrix of (k, v, k*, v*))")
+        check_realisable(problem, overlaps)
         k, v, k_star, v_star = vectors_from_overlaps(overlaps, 4)
     return risk_mc_from_vectors(problem, k, v, k_star, v_star, n, rng, J=J, chunk=chunk,
                                 engine=engine)

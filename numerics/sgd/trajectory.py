@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from theory.checks import check_integer, check_positive_real
 from theory.parameters import OVERLAP_NAMES, Overlaps, Problem
 from theory.risk import risk_from_arrays
 
@@ -103,12 +104,10 @@ def check_settings(problem: Problem, alpha, n_steps, batch_size, log_every, test
     for name, value in fields.items():
         if value.ndim != 0:
             raise ValueError(f"problem.{name}={value!r} is not allowed: SGD needs scalar problem fields")
-    if not (np.isfinite(alpha) and alpha > 0):
-        raise ValueError(f"alpha={alpha!r} is not allowed: the step size must be finite and > 0")
+    check_positive_real("alpha", alpha)
     for name, value, low in (("n_steps", n_steps, 0), ("batch_size", batch_size, 1),
                              ("log_every", log_every, 1), ("test_size", test_size, 0)):
-        if not (isinstance(value, (int, np.integer)) and value >= low):
-            raise ValueError(f"{name}={value!r} is not allowed: must be an integer >= {low}")
+        check_integer(name, value, low)
     return int(problem.d), int(problem.L), float(problem.gamma), float(problem.eps)
 
 

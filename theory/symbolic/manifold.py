@@ -152,7 +152,10 @@ def local_rates_at_oracle() -> LocalRates:
     r_psi = 2 * S.gamma**2 * sp.erf(a_l)
     target = sp.diag(-r_phi, -r_psi)
     residuals = tuple(sp.simplify(sp.expand((jac[i] - target[i]).rewrite(sp.erf))) for i in range(4))
-    # erfc(b) > 0 and erf(a_l) > 0 for b, a_l > 0: substitute erfc(b) = p, p > 0, to let sympy decide.
-    p = sp.Symbol("p", positive=True)
-    positive = (r_phi.subs(sp.erfc(b), p).is_positive, r_psi.is_positive)
+    # erfc(b) > 0 for every real b, and erf(a_l) > 0 once sympy decides a_l > 0 (erf is odd and
+    # increasing); sympy < 1.14 cannot decide the sign of erf itself, so both are replaced by
+    # positive symbols p, q and sympy decides the sign of the rest.
+    p, q = sp.symbols("p q", positive=True)
+    erf_a_positive = q if a_l.is_positive else sp.erf(a_l)
+    positive = (r_phi.subs(sp.erfc(b), p).is_positive, r_psi.subs(sp.erf(a_l), erf_a_positive).is_positive)
     return LocalRates(jac, r_phi, r_psi, residuals, positive)
