@@ -1,7 +1,7 @@
 """An upper bound on the Bayes risk's excess over eps^2, from the Bhattacharyya coefficient.
 
 Derivation: ``docs/math/baselines.md#an-upper-bound-on-the-bayes-excess``. With B = Bayes risk - eps^2
-(SPEC §6; ``theory.bayes``), f_1 = N(s k*, gamma^2 I_d), f_0 = N(0, I_d) and s^2 = d / 2,
+(``docs/math/baselines.md#bayes-risk``; ``theory.bayes``), f_1 = N(s k*, gamma^2 I_d), f_0 = N(0, I_d) and s^2 = d / 2,
 
     0 <= B <= 4 (L - 1) gamma^2 / (1 + gamma^2) * BC^2,
     log BC^2 = -d [1 / (4 (1 + gamma^2)) + log((1 + gamma^2) / (2 gamma))],
