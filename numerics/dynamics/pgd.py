@@ -30,11 +30,9 @@ __all__ = ["PGDResult", "overlap_pgd", "lambda_table"]
 _BLOCK = 256
 # Exact PGD keeps the Gram matrix of (k, v, k*, v*) PSD; the float64 recursion drifts by a few ulps
 # per step (each new overlap is ~10 rounded terms of size <= 1 + alpha |grad R|), enough to make it
-# infeasible near rank-deficient points (k -> +-v*) after ~1e4 steps. The iterate is mapped by
-# ``nearest_feasible`` at every logged step (logged states are feasible) and every
-# _PROJECT_EVERY steps, so the drift, and hence a correction, stays below 256 * 16 eps < 1e-12.
-# Projecting every step would cost as much as the step itself.
-_PROJECT_EVERY = 256
+# infeasible near rank-deficient points (k -> +-v*) after ~1e4 steps (smallest eigenvalue ~ -5e-14
+# at step 2e4). The logged states are mapped by ``nearest_feasible`` (a change of the drift's size);
+# the iterate itself is not, so both engines follow the same recursion to round-off.
 # Steps per call of the compiled kernel (its lambda table: 8 * block * n_distinct bytes).
 _KERNEL_BLOCK = 16384
 
@@ -77,7 +75,7 @@ class PGDResult:
 
     def overlaps_at(self, index: int) -> Overlaps:
         """Overlaps of all runs at logged position ``index`` (e.g. -1 for the final step).
-        Always feasible: every iterate is mapped by ``theory.parameters.nearest_feasible``,
+        Always feasible: every logged state is mapped by ``theory.parameters.nearest_feasible``,
         which removes the roundoff drift of the recursion (exact PGD stays feasible)."""
         return Overlaps(**{name: getattr(self, name)[index] for name in OVERLAP_NAMES})
 
@@ -211,8 +209,6 @@ def _iterate(state, logs, log_steps, lam, first, cols, d, L, gamma, alpha, start
             step_consts = _LazyExpansion(c, cols)
         for i, step in enumerate(range(t0, t1)):
             j = log_at.get(step)
-            if j is not None or step % _PROJECT_EVERY == 0:
-                state = list(nearest_feasible(*state))
             if j is not None:
                 lam_now = lam_unique[0 if constant else i][cols]
                 logs[j, :5] = state
@@ -292,6 +288,6 @@ def overlap_pgd(initial, *, d, L=10, gamma=np.sqrt(0.5), eps=0.0, lam, alpha, st
     except FloatingPointError as err:
         raise FloatingPointError(f"PGD iterate became non-finite ({err}): step size alpha too "
                                  "large for this lambda and d?") from None
-    if engine != "numpy":   # the kernel does not project its iterate: project the logged states
-        logs[:, :5] = np.stack(nearest_feasible(*np.moveaxis(logs[:, :5], 1, 0)), axis=1)
+    # Logged states are feasible Overlaps: the roundoff drift of the recursion is removed (module comment).
+    logs[:, :5] = np.stack(nearest_feasible(*np.moveaxis(logs[:, :5], 1, 0)), axis=1)
     return PGDResult(log_steps, *(logs[:, j] for j in range(7)), alpha=alpha)
