@@ -47,6 +47,19 @@ def test_min_versions_pin_every_declared_floor():
     assert _pins() == floors
 
 
+def test_readme_states_the_declared_floors():
+    """The README's 'Dependency floors' paragraph names every floor of the core and the 'test'
+    extra at its pyproject version, and the Python floor."""
+    project = _pyproject()["project"]
+    readme = (ROOT / "README.md").read_text()
+    paragraph = readme[readme.index("**Dependency floors.**"):].split("\n\n")[0].replace("\n", " ")
+    stated = {name.lower(): _release(version)
+              for name, version in re.findall(r"([A-Za-z][\w-]*)(?:\[[^\]]*\])? >= ([0-9]+(?:\.[0-9]+)*)", paragraph)}
+    floors = _floors(project["dependencies"]) | _floors(project["optional-dependencies"]["test"])
+    floors["python"] = _release(project["requires-python"].removeprefix(">="))
+    assert stated == floors
+
+
 def test_licence_is_an_spdx_expression_with_its_file():
     project = _pyproject()["project"]
     assert project["license"] == "MIT" and project["license-files"] == ["LICENSE"]
