@@ -1,6 +1,7 @@
 """Packaging: the licence, the declared floors (pinned in .ci/min-versions.txt, which CI installs and
 tests), the package data and the citation metadata agree with pyproject.toml."""
 
+import datetime
 import re
 from pathlib import Path
 
@@ -88,3 +89,15 @@ def test_citation_software_entry_is_complete():
     assert field["version"].group(1) == _pyproject()["project"]["version"]
     assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", field["date-released"].group(1))
     assert field["license"].group(1) == _pyproject()["project"]["license"]
+    assert datetime.date.fromisoformat(field["date-released"].group(1)) <= datetime.date.today()
+
+
+def test_citation_urls_are_those_of_pyproject():
+    """The software's repository is cited only when pyproject.toml declares it (never guessed), and
+    the paper's URL is the one pyproject.toml gives."""
+    text = (ROOT / "CITATION.cff").read_text()
+    urls = {key.lower(): value for key, value in _pyproject()["project"]["urls"].items()}
+    repository = urls.get("repository") or urls.get("source") or urls.get("source code")
+    cited = re.search(r'^repository-code:\s*"?([^"\n]+)"?$', text, re.M)
+    assert (cited.group(1) if cited else None) == repository
+    assert re.search(r'^  url:\s*"?([^"\n]+)"?$', text, re.M).group(1) == urls["paper"]
