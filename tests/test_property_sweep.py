@@ -36,7 +36,6 @@ from theory import (Overlaps, Problem, bayes_risk_quad, linear_risk, population_
 from theory.baselines import linear_predictor_risk
 from theory.bayes_bound import bayes_excess_bound
 from theory.parameters import OVERLAP_NAMES, gram_matrix, gram_rank
-from theory.risk import risk_from_arrays
 
 Z_MAX = 5.5
 # CPU-time bounds per call (seconds of process time): generous multiples of the measured worst
@@ -176,10 +175,8 @@ def _flow(d, lam, ov, t_end):
             overlap_flow(ov, d=d, lam=lam, t_end=t_end)
         return
     traj = _timed("flow", lambda: overlap_flow(ov, d=d, lam=lam, t_end=t_end))
-    end = Overlaps(**traj.final)    # feasible
-    # Unvalidated closed form: at d = 2, 3 the integrated state may carry Gram eigenvalues of the
-    # integrator's error size (~1e-10) above the rank tolerance 64 eps of check_realisable.
-    risk = lambda o: float(risk_from_arrays(d, 10, np.sqrt(0.5), 0.0, lam, *o.as_tuple()))
+    end = Overlaps(**traj.final)    # feasible, and realisable in R^d (validated by the risk)
+    risk = lambda o: float(population_risk(Problem(d=d, lam=lam), o))
     # Gradient flow: dR/dt = -|grad R|^2 <= 0. The integrator's local tolerance (rtol 1e-10,
     # atol 1e-12) bounds the error of the end state; R is Lipschitz with constant ~ |grad R| < 1e3.
     assert risk(end) <= risk(ov) + 1e-7
