@@ -43,8 +43,8 @@ class FlowTrajectory:
     ``sol`` the dense output (callable of t), solver diagnostics, and alignment events
     (``t_events``: times where min(|kappa|, |nu|) reached 1 - delta, empty if none or no delta).
     ``y`` holds feasible overlaps: the integrator's output (which may leave the feasible set by up
-    to its tolerance near rank-deficient points, e.g. |kappa| -> 1) is mapped by
-    ``theory.parameters.nearest_feasible``; ``projection`` is the largest change this made
+    to its tolerance near rank-deficient points, e.g. |kappa| -> 1, and at d = 2, 3 the rank <= d
+    set by as much) is mapped by ``theory.parameters.nearest_feasible``; ``projection`` is the largest change this made
     (0 when none was needed). ``sol`` is the raw dense output."""
 
     t: np.ndarray
@@ -94,7 +94,7 @@ def _lam_of_t(lam):
     return checked
 
 
-def _integrate(rhs, y0, names, t_end, method, rtol, atol, delta, terminal, t_eval):
+def _integrate(rhs, y0, names, t_end, method, rtol, atol, delta, terminal, t_eval, d=None):
     t_end = check_positive_real("t_end", t_end)
     events = None
     if delta is not None:
@@ -116,7 +116,7 @@ def _integrate(rhs, y0, names, t_end, method, rtol, atol, delta, terminal, t_eva
     t_events = sol.t_events[0] if events else np.empty(0)
     y_events = sol.y_events[0] if events else np.empty((0, len(names)))
     full = {name: sol.y[i] for i, name in enumerate(names)}
-    feasible = nearest_feasible(*(full.get(name, 0.0) for name in OVERLAP_NAMES))
+    feasible = nearest_feasible(*(full.get(name, 0.0) for name in OVERLAP_NAMES), d=d)
     y = np.array([feasible[OVERLAP_NAMES.index(name)] for name in names])
     projection = float(np.max(np.abs(y - sol.y), initial=0.0))
     return FlowTrajectory(sol.t, y, tuple(names), sol.status, sol.message, sol.nfev,
@@ -147,7 +147,8 @@ def overlap_flow(initial: Overlaps, *, d, L=10, gamma=np.sqrt(0.5), lam, t_end, 
         return np.array(flow_velocity(*y, *grads))
 
     y0 = [float(x[0]) for x in start.as_tuple()]
-    return _integrate(rhs, y0, list(OVERLAP_NAMES), t_end, method, rtol, atol, delta, terminal, t_eval)
+    return _integrate(rhs, y0, list(OVERLAP_NAMES), t_end, method, rtol, atol, delta, terminal, t_eval,
+                      d=problem.d)
 
 
 def manifold_flow_velocity(kappa, nu, *, d, L=10, gamma=np.sqrt(0.5), lam):

@@ -84,4 +84,4 @@ def overlap_flow_sigma(initial, problem: Problem, sigma, *, t_end, lam=None, met
         return np.array(flow_velocity(*y, *grad(tuple(y), lam_t(t))))
 
     return _integrate(rhs, list(_initial_state(initial)), list(OVERLAP_NAMES), t_end, method,
-                      rtol, atol, delta, terminal, t_eval)
+                      rtol, atol, delta, terminal, t_eval, d=problem.d)
