@@ -21,6 +21,7 @@ from numerics.dynamics.schedules import PaperSchedule
 from numerics.sgd.full import _sphere_step, minibatch_loss_grad, online_sgd_full, sample_batch
 from numerics.sgd.reduced import cholesky_coordinates, online_sgd_reduced
 from theory import OVERLAP_NAMES, Overlaps, Problem
+from numerics.dynamics.schedules import ScheduledProblem
 
 EPS = np.finfo(float).eps
 START = Overlaps(kappa=0.5, nu=0.4, theta=0.2, eta=-0.2, rho=0.3)
@@ -125,10 +126,10 @@ def test_reduced_simulator_has_the_law_of_the_full_simulator(d, alpha, rng, monk
 
 def test_reduced_simulator_runs_at_d_one_million(rng):
     d = 10**6
-    problem = Problem(d=d, L=10, eps=0.1, lam=2.0)
+    problem = ScheduledProblem(d=d, L=10, eps=0.1, lam=PaperSchedule(lam0=2.0))
     start = sample_initial_overlaps(d, 8, rng)
     out = online_sgd_reduced(problem, start, alpha=1e-5, n_steps=500, batch_size=5, rng=rng,
-                             schedule=PaperSchedule(lam0=2.0), log_every=100, test_size=100)
+                             log_every=100, test_size=100)
     for name in OVERLAP_NAMES + ("population_risk", "test_risk"):
         assert np.all(np.isfinite(getattr(out, name))), name
     out.overlaps()  # feasible: |overlaps| <= 1 and PSD Gram matrix, checked by Overlaps
@@ -192,8 +193,8 @@ def test_reduced_simulator_rejects_bad_input(rng):
         online_sgd_reduced(Problem(d=10, lam=1.0), start, **dict(kw, rng=[rng]))
     with pytest.raises(ValueError, match="problem.lam"):
         online_sgd_reduced(Problem(d=10, lam=np.array([1.0, 2.0])), start, **kw)
-    with pytest.raises(ValueError, match="schedule"):
-        online_sgd_reduced(Problem(d=10, lam=1.0), start, schedule=lambda t: -1.0 + 0 * t, **kw)
+    with pytest.raises(ValueError, match="lam"):
+        online_sgd_reduced(ScheduledProblem(d=10, lam=lambda t: 1.0 - t), start, **kw)
 
 
 def test_trajectory_concatenation_and_properties(rng):

@@ -13,7 +13,8 @@ import math
 
 import numpy as np
 
-__all__ = ["Problem", "Overlaps", "OVERLAP_NAMES", "gram_matrix"]
+__all__ = ["Task", "Problem", "Overlaps", "OVERLAP_NAMES", "gram_matrix", "PAPER_L", "PAPER_GAMMA",
+           "PAPER_D"]
 
 OVERLAP_NAMES = ("kappa", "nu", "theta", "eta", "rho")
 
@@ -42,21 +43,28 @@ def _positive_integer(name: str, value) -> None:
     _check(name, value, (arr >= 1) & (arr == np.round(arr)), "a positive integer")
 
 
+# The paper's experiments (Section 5): L = 10 tokens, gamma = sqrt(1/2), d = 400. Written here
+# once; every signature with a default takes it from these names.
+PAPER_L = 10
+PAPER_GAMMA = math.sqrt(0.5)
+PAPER_D = 400
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True)
-class Problem:
-    """Parameters of the task and of the predictor (SPEC §1-§2).
+class Task:
+    """The data distribution of single-location regression (SPEC §1): everything of ``Problem``
+    except the predictor's lambda. Routes that do not involve the predictor (the Bayes risk, the
+    linear baseline, sampling the task) take a ``Task``; every ``Problem`` is one.
 
     d: token dimension; L: number of tokens; gamma: standard deviation of the informative
-    token around sqrt(d/2) k*; eps: output-noise standard deviation; lam: the erf
-    inverse temperature lambda of the predictor. The paper's experiments use L = 10 and
-    gamma = sqrt(1/2), the defaults here.
+    token around sqrt(d/2) k*; eps: output-noise standard deviation. The paper's experiments use
+    L = 10 and gamma = sqrt(1/2), the defaults here.
     """
 
     d: int
-    L: int = 10
-    gamma: float = math.sqrt(0.5)
+    L: int = PAPER_L
+    gamma: float = PAPER_GAMMA
     eps: float = 0.0
-    lam: float
 
     def __post_init__(self):
         _positive_integer("d", self.d)
@@ -65,13 +73,35 @@ class Problem:
         _check("gamma", self.gamma, gamma > 0, "> 0")
         eps = _as_float_array("eps", self.eps)
         _check("eps", self.eps, eps >= 0, ">= 0")
-        lam = _as_float_array("lam", self.lam)
-        _check("lam", self.lam, lam > 0, "> 0 (lambda, the erf inverse temperature)")
 
     @property
     def s(self):
         """The signal amplitude s = sqrt(d/2) of the informative token (SPEC §1)."""
         return np.sqrt(np.asarray(self.d, dtype=float) / 2)
+
+    @property
+    def task(self) -> "Task":
+        """The task alone (d, L, gamma, eps), without the predictor's lambda."""
+        return Task(d=self.d, L=self.L, gamma=self.gamma, eps=self.eps)
+
+    def with_lam(self, lam) -> "Problem":
+        """This task with the predictor's lambda: a ``Problem``."""
+        return Problem(d=self.d, L=self.L, gamma=self.gamma, eps=self.eps, lam=lam)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Problem(Task):
+    """Parameters of the task and of the predictor (SPEC §1-§2): the fields of ``Task`` and
+    lam, the erf inverse temperature lambda of the predictor (a number, or an array for a sweep;
+    a lambda that changes during training is ``numerics.dynamics.ScheduledProblem``).
+    """
+
+    lam: float
+
+    def __post_init__(self):
+        super().__post_init__()
+        lam = _as_float_array("lam", self.lam)
+        _check("lam", self.lam, lam > 0, "> 0 (lambda, the erf inverse temperature)")
 
 
 def gram_matrix(kappa, nu, theta, eta, rho) -> np.ndarray:

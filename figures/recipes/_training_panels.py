@@ -54,7 +54,7 @@ def experiment_params(row: int, quick: bool) -> dict:
                          "PaperSchedule is needed to key the cache")
     else:
         lam = float(c.lam)
-    steps = c.steps // _QUICK_DIVISOR if quick else c.steps
+    steps = c.n_steps // _QUICK_DIVISOR if quick else c.n_steps
     return {"row": row, "experiment": c.name, "init": c.init, "d": c.d, "L": c.L, "gamma": float(c.gamma),
             "eps": float(c.eps), "lam": lam, "alpha": float(c.alpha), "steps": steps,
             "n_runs": _QUICK_RUNS if quick else c.n_runs, "seed": c.seed,
@@ -68,7 +68,7 @@ def _config(p):
 
     lam = PaperSchedule(lam0=p["lam"]["lam0"], rate=p["lam"]["rate"]) if isinstance(p["lam"], dict) else p["lam"]
     return PopulationExperiment(name=p["experiment"], d=p["d"], L=p["L"], gamma=p["gamma"], eps=p["eps"],
-                                lam=lam, alpha=p["alpha"], steps=p["steps"], init=p["init"],
+                                lam=lam, alpha=p["alpha"], n_steps=p["steps"], init=p["init"],
                                 n_runs=p["n_runs"], seed=p["seed"])
 
 
@@ -92,8 +92,8 @@ def compute_training_panels(p: dict, rng: np.random.Generator, progress) -> dict
     summary = summarize_alignment(result, delta=p["delta"])
     shown = np.argsort(summary.final_excess_risk, kind="stable")[
         np.unique(np.round(np.linspace(0, n - 1, min(p["n_show"], n))).astype(int))]
-    problem = {"d": config.d, "L": config.L, "gamma": config.gamma, "lam": float(lam_t[-1])}
-    fixed = manifold_fixed_points(**problem)
+    problem = Problem(d=config.d, L=config.L, gamma=config.gamma, lam=float(lam_t[-1]))
+    fixed = manifold_fixed_points(problem)
     out = {"steps": log.steps, "lam": lam_t,
            "excess_risk_mean": risk.mean(axis=1), "excess_risk_lo": risk.mean(axis=1) - _Z_BAND * stderr,
            "excess_risk_hi": risk.mean(axis=1) + _Z_BAND * stderr,
@@ -107,7 +107,7 @@ def compute_training_panels(p: dict, rng: np.random.Generator, progress) -> dict
            "final_excess_risk": summary.final_excess_risk,
            "oracle_final_excess_risk": np.array(summary.oracle_excess_risk)}
     if config.init == "manifold":
-        sep = separatrix(**problem)
+        sep = separatrix(problem)
         out["separatrix_kappa"], out["separatrix_nu"] = sep.kappa, sep.nu
     return out
 

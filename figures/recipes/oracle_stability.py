@@ -29,9 +29,10 @@ def params(quick: bool) -> dict:
 
 def _lam_c(d, p) -> float:
     from theory.stability import critical_lambda
+    from theory.parameters import Task
 
     # det H_block > 0 at lambda = 0.05 for d >= 20 (L = 10, gamma^2 = 1/2); lambda_c <= 2 there.
-    crit = critical_lambda(int(d), p["L"], p["gamma"], lam_min=p["lam_min"], lam_max=20.0, n_grid=200)
+    crit = critical_lambda(Task(d=int(d), L=p["L"], gamma=p["gamma"]), lam_min=p["lam_min"], lam_max=20.0, n_grid=200)
     if not crit.found:
         raise ArithmeticError(f"no lambda_c in [{p['lam_min']}, 20] at d={d}")
     return crit.lam_c

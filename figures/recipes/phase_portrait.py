@@ -46,21 +46,21 @@ def compute(p: dict, rng: np.random.Generator, progress) -> dict:
     from numerics.dynamics.initial import sample_initial_overlaps
     from numerics.dynamics.phase_portrait import manifold_fixed_points, separatrix
     from numerics.dynamics.pgd import overlap_pgd
-    from theory import Overlaps
+    from theory import Overlaps, Problem
 
-    problem = {"d": p["d"], "L": p["L"], "gamma": p["gamma"], "lam": p["lam"]}
+    problem = Problem(d=p["d"], L=p["L"], gamma=p["gamma"], lam=p["lam"])
     axis = np.linspace(-1.0, 1.0, p["grid"])
     dkappa, dnu = _velocity(p, *np.meshgrid(axis, axis))
-    fixed = manifold_fixed_points(**problem)
-    sep = separatrix(**problem)
+    fixed = manifold_fixed_points(problem)
+    sep = separatrix(problem)
     uniform = sample_initial_overlaps(p["d"], p["n_uniform"], rng, on_manifold=True)
     angle = 2 * np.pi * (np.arange(p["n_ring"]) + 0.5) / p["n_ring"]
     kappa0 = np.r_[uniform.kappa, p["ring_radius"] * np.cos(angle)]
     nu0 = np.r_[uniform.nu, p["ring_radius"] * np.sin(angle)]
     zero = np.zeros_like(kappa0)
     with progress(total=1, desc=f"{NAME}: PGD") as bar:
-        run = overlap_pgd(Overlaps(kappa=kappa0, nu=nu0, theta=zero, eta=zero, rho=zero),
-                          **problem, alpha=p["alpha"], steps=p["steps"], log_every=p["log_every"])
+        run = overlap_pgd(problem, Overlaps(kappa=kappa0, nu=nu0, theta=zero, eta=zero, rho=zero),
+                          alpha=p["alpha"], n_steps=p["steps"], log_every=p["log_every"])
         bar.update()
     return {"axis": axis, "dkappa": dkappa, "dnu": dnu, "speed": np.hypot(dkappa, dnu),
             "fixed_points": np.array([(f.kappa, f.nu) for f in fixed]),

@@ -42,11 +42,11 @@ def compute(p: dict, rng: np.random.Generator, progress) -> dict:
 
     from numerics.montecarlo.risk_vs_d import RiskVsDSize, risk_vs_d
     from theory.corollary2 import fit_slope, leading_rate
+    from theory.parameters import Task
 
     size = RiskVsDSize(**{k: p[k] for k in ("n_curve", "n_points", "n_bayes_mc", "n_oracle_mc", "d_quad_max")})
     with progress(total=1, desc=NAME) as bar:
-        r = risk_vs_d(rng, L=p["L"], gamma=p["gamma"], eps=p["eps"], d_min=p["d_min"], d_max=p["d_max"],
-                      size=size)
+        r = risk_vs_d(Task(d=p["d_min"], L=p["L"], gamma=p["gamma"], eps=p["eps"]), rng, d_max=p["d_max"], size=size)
         bar.update()
     out = {f.name: np.asarray(getattr(r, f.name), dtype=float) for f in dataclasses.fields(r)
            if f.name not in ("L", "gamma", "eps")}

@@ -62,6 +62,8 @@ def compute(p: dict, rng: np.random.Generator, progress) -> dict:
     from numerics.dynamics.flow import overlap_flow
     from numerics.sgd.experiment import run_sgd_sweep, sgd_flow_gap
     from theory import OVERLAP_NAMES, Overlaps
+    from numerics.sgd.experiment import SGD_FLOW_ODE
+    from theory.parameters import Problem
 
     executor = p["workers"] if p["workers"] > 1 else None
     gap_seed, path_seed = (int(x) for x in rng.integers(0, 2**63, size=2))
@@ -76,8 +78,7 @@ def compute(p: dict, rng: np.random.Generator, progress) -> dict:
                            p["t_end"], executor=executor, runs_per_task=p["gap_runs_per_task"])
         bar.update()
     t_flow = np.linspace(0.0, p["t_end"], 201)
-    flow = overlap_flow(Overlaps(**p["start"]), d=p["d"], L=p["L"], gamma=p["gamma"], lam=p["lam"],
-                        t_end=p["t_end"], method="DOP853", rtol=1e-11, atol=1e-13, t_eval=t_flow)
+    flow = overlap_flow(Problem(d=p["d"], L=p["L"], gamma=p["gamma"], lam=p["lam"]), Overlaps(**p["start"]), t_end=p["t_end"], t_eval=t_flow, ode=SGD_FLOW_ODE)
     out = {"flow_t": flow.t, "flow_kappa": flow.component("kappa"), "flow_nu": flow.component("nu")}
     for i, r in enumerate(runs):
         out[f"time_{i}"] = r.trajectory.time

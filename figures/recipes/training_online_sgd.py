@@ -92,7 +92,7 @@ def compute(p: dict, rng, progress) -> dict:
     shown = np.argsort(final, kind="stable")[
         np.unique(np.round(np.linspace(0, n - 1, min(p["n_show"], n))).astype(int))]
     oracle = oracle_risk(Problem(d=p["d"], L=p["L"], gamma=p["gamma"], eps=0.0, lam=tr.lam))
-    fixed = manifold_fixed_points(d=p["d"], L=p["L"], gamma=p["gamma"], lam=float(tr.lam[-1]))
+    fixed = manifold_fixed_points(Problem(d=p["d"], L=p["L"], gamma=p["gamma"], lam=float(tr.lam[-1])))
     out = {"steps": tr.steps, "lam": tr.lam,
            "oracle_excess_risk": np.broadcast_to(np.asarray(oracle, dtype=float), tr.lam.shape).copy(),
            "abs_kappa": abs_kappa, "abs_nu": abs_nu,

@@ -11,9 +11,10 @@ Two ODEs, both the alpha -> 0 limit of PGD (paper Definition 1) with time t = al
   a_l = lambda s / sqrt(1 + 2 lambda^2 gamma^2). It is ``overlap_flow`` restricted to M (M is
   invariant, and on M the partials reduce to these; checked in ``tests/test_flow.py``).
 
-lambda is a number or a callable of the flow time t (``schedule_in_flow_time`` converts a
-step schedule). The default method is LSODA (switches to a stiff BDF method when needed; the ODE
-becomes stiff when lambda sqrt(d) is large); any ``solve_ivp`` method may be passed. Failure raises.
+Both take a ``theory.Problem`` (or a ``ScheduledProblem`` whose lambda is a callable of the flow
+time t; ``schedule_in_flow_time`` converts a step schedule) and the integrator's options as one
+``OdeOptions``. The default method is LSODA (switches to a stiff BDF method when needed; the ODE
+becomes stiff when lambda sqrt(d) is large). Failure raises.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ from theory.risk import risk_grad_from_arrays
 from theory.special import erf_prime
 
 from .overlap_steps import flow_velocity
-from .schedules import as_schedule
+from .ode import OdeOptions
+from .schedules import as_schedule, lambda_spec
 
 __all__ = ["FlowTrajectory", "overlap_flow", "manifold_flow", "manifold_flow_velocity",
            "schedule_in_flow_time"]
@@ -67,16 +69,28 @@ def schedule_in_flow_time(schedule, alpha: float):
     return lambda t: float(schedule(t / alpha))
 
 
-def _lam_of_t(lam):
+def _lam_of_t(problem):
+    lam = lambda_spec(problem)
     if callable(lam):
         return lam
+    if isinstance(lam, list) or np.ndim(lam) > 0:
+        raise ValueError(f"lam={problem.lam!r} is not allowed: the flow integrates one run, so "
+                         "lambda must be a scalar or a schedule")
     value = float(lam)
-    if not (np.isfinite(value) and value > 0):
-        raise ValueError(f"lam={lam!r} is not allowed: lambda must be finite and > 0")
     return lambda t: value
 
 
-def _integrate(rhs, y0, names, t_end, method, rtol, atol, delta, terminal, t_eval):
+def _scalar_fields(problem):
+    fields = (problem.d, problem.L, problem.gamma)
+    if any(np.ndim(x) > 0 for x in fields):
+        raise ValueError(f"problem={problem!r} is not allowed: the flow integrates one run, so "
+                         "d, L, gamma must be scalars")
+    return tuple(float(x) for x in fields)
+
+
+def _integrate(rhs, y0, names, t_end, ode: OdeOptions, delta, terminal, t_eval):
+    if not isinstance(ode, OdeOptions):
+        raise ValueError(f"ode={ode!r} is not allowed: ode must be a numerics.dynamics.OdeOptions")
     if not (np.isfinite(t_end) and t_end > 0):
         raise ValueError(f"t_end={t_end!r} is not allowed: t_end must be finite and > 0")
     events = None
@@ -90,39 +104,40 @@ def _integrate(rhs, y0, names, t_end, method, rtol, atol, delta, terminal, t_eva
         aligned.terminal = terminal
         aligned.direction = 1.0
         events = [aligned]
-    sol = solve_ivp(rhs, (0.0, t_end), np.asarray(y0, dtype=float), method=method, rtol=rtol,
-                    atol=atol, dense_output=True, events=events, t_eval=t_eval)
+    sol = solve_ivp(rhs, (0.0, t_end), np.asarray(y0, dtype=float), **ode.kwargs(),
+                    dense_output=True, events=events, t_eval=t_eval)
     if sol.status < 0:
         raise RuntimeError(f"gradient-flow integration failed at t={sol.t[-1]:.6g} with "
-                           f"method={method!r}: {sol.message.rstrip('.')}. Try method='Radau' or 'BDF' (stiff: "
-                           "large lambda sqrt(d)), looser rtol/atol, or a shorter t_end.")
+                           f"method={ode.method!r}: {sol.message.rstrip('.')}. Try method='Radau' or 'BDF' "
+                           "(stiff: large lambda sqrt(d)), looser rtol/atol, or a shorter t_end.")
     t_events = sol.t_events[0] if events else np.empty(0)
     y_events = sol.y_events[0] if events else np.empty((0, len(names)))
     return FlowTrajectory(sol.t, sol.y, tuple(names), sol.status, sol.message, sol.nfev,
                           sol.njev, sol.nlu, t_events, y_events, sol.sol)
 
 
-def overlap_flow(initial: Overlaps, *, d, L=10, gamma=np.sqrt(0.5), lam, t_end, method="LSODA",
-                 rtol=1e-10, atol=1e-12, delta=None, terminal=False, t_eval=None) -> FlowTrajectory:
+def overlap_flow(problem, initial: Overlaps, *, t_end, ode: OdeOptions = OdeOptions(), delta=None,
+                 terminal=False, t_eval=None) -> FlowTrajectory:
     """Integrate the five-overlap gradient flow from scalar ``initial`` up to time ``t_end``.
 
-    Components ordered as ``theory.parameters.OVERLAP_NAMES``. ``delta``: record the event
-    min(|kappa|, |nu|) = 1 - delta (stop there if ``terminal``). Exact ODE at every finite d.
+    ``problem``: a scalar ``theory.Problem``, or a ``ScheduledProblem`` whose lam is a function
+    of the flow time (``schedule_in_flow_time``); eps does not enter. Components ordered as
+    ``theory.parameters.OVERLAP_NAMES``. ``delta``: record the event min(|kappa|, |nu|) = 1 - delta
+    (stop there if ``terminal``). Exact ODE at every finite d. Sibling: ``overlap_pgd`` (its
+    alpha -> 0 limit), ``theory.symbolic.flow_velocity_symbolic``.
     """
-    Problem(d=d, L=L, gamma=gamma, lam=1.0)
-    lam_t = _lam_of_t(lam)
-    d, L, gamma = float(d), float(L), float(gamma)
+    lam_t = _lam_of_t(problem)
+    d, L, gamma = _scalar_fields(problem)
 
     def rhs(t, y):
         grads = risk_grad_from_arrays(d, L, gamma, 0.0, lam_t(t), *y)
         return np.array(flow_velocity(*y, *grads))
 
     y0 = [float(x) for x in initial.as_tuple()]
-    return _integrate(rhs, y0, list(OVERLAP_NAMES), t_end, method, rtol, atol, delta, terminal, t_eval)
+    return _integrate(rhs, y0, list(OVERLAP_NAMES), t_end, ode, delta, terminal, t_eval)
 
 
-def manifold_flow_velocity(kappa, nu, *, d, L=10, gamma=np.sqrt(0.5), lam):
-    """(kappa', nu') of the flow on M (module docstring; SPEC §7). Broadcasts; L does not enter."""
+def _manifold_velocity(kappa, nu, d, gamma, lam):
     s = np.sqrt(np.asarray(d, dtype=float) / 2.0)
     g2 = np.square(gamma) * np.square(lam)
     a_l = lam * s / np.sqrt(1.0 + 2.0 * g2)
@@ -136,16 +151,21 @@ def manifold_flow_velocity(kappa, nu, *, d, L=10, gamma=np.sqrt(0.5), lam):
     return -(1.0 - np.square(kappa)) * r_kappa, -(1.0 - np.square(nu)) * r_nu
 
 
-def manifold_flow(kappa0: float, nu0: float, *, d, L=10, gamma=np.sqrt(0.5), lam, t_end,
-                  method="LSODA", rtol=1e-10, atol=1e-12, delta=None, terminal=False,
-                  t_eval=None) -> FlowTrajectory:
-    """Integrate the two-dimensional flow on M from (kappa0, nu0); components ("kappa", "nu")."""
-    Problem(d=d, L=L, gamma=gamma, lam=1.0)
+def manifold_flow_velocity(problem: Problem, kappa, nu):
+    """(kappa', nu') of the flow on M (module docstring; SPEC §7). Broadcasts; L and eps do not
+    enter."""
+    return _manifold_velocity(kappa, nu, problem.d, problem.gamma, problem.lam)
+
+
+def manifold_flow(problem, kappa0: float, nu0: float, *, t_end, ode: OdeOptions = OdeOptions(),
+                  delta=None, terminal=False, t_eval=None) -> FlowTrajectory:
+    """Integrate the two-dimensional flow on M from (kappa0, nu0); components ("kappa", "nu").
+    ``problem`` as in ``overlap_flow``."""
     Overlaps(kappa=kappa0, nu=nu0)
-    lam_t = _lam_of_t(lam)
+    lam_t = _lam_of_t(problem)
+    d, gamma = problem.d, problem.gamma
 
     def rhs(t, y):
-        return np.array(manifold_flow_velocity(y[0], y[1], d=d, L=L, gamma=gamma, lam=lam_t(t)))
+        return np.array(_manifold_velocity(y[0], y[1], d, gamma, lam_t(t)))
 
-    return _integrate(rhs, [kappa0, nu0], ["kappa", "nu"], t_end, method, rtol, atol, delta,
-                      terminal, t_eval)
+    return _integrate(rhs, [kappa0, nu0], ["kappa", "nu"], t_end, ode, delta, terminal, t_eval)

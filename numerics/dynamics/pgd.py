@@ -1,7 +1,7 @@
 """Exact population PGD in overlap coordinates (paper Definition 1; SPEC §7).
 
 The iterates (k_t, v_t) of projected gradient descent on the population risk are tracked through
-their five overlaps with (k*, v*): the update ``numerics.dynamics.overlap_steps.pgd_map`` is exact for
+their five overlaps with (k*, v*): the update ``numerics.dynamics.overlap_steps.pgd_step`` is exact for
 every d, so the cost per step does not depend on d. Independent runs are advanced together as
 arrays of shape (n_runs,); each run may have its own d, L, gamma, eps, alpha and lambda schedule
 lambda_t (step t -> t+1 uses lambda_t). Sibling: ``numerics.dynamics.pgd_vectors.vector_pgd`` (the same
@@ -14,14 +14,14 @@ import dataclasses
 
 import numpy as np
 
-from theory.parameters import OVERLAP_NAMES, Overlaps, Problem
+from theory.parameters import OVERLAP_NAMES, Overlaps
 from theory.risk import risk_from_arrays
 
 from .risk_partials import lambda_constants, partials
-from .overlap_steps import pgd_map
-from .schedules import as_schedule
+from .overlap_steps import pgd_step
+from .schedules import as_schedule, lambda_spec
 
-__all__ = ["PGDResult", "overlap_pgd", "lambda_table"]
+__all__ = ["PGDTrajectory", "overlap_pgd", "lambda_table"]
 
 # Steps whose lambda-dependent constants are precomputed together, per distinct
 # (schedule, d, L, gamma) (memory ~ 70 * 8 * block * n_distinct bytes).
@@ -29,7 +29,7 @@ _BLOCK = 256
 
 
 @dataclasses.dataclass(frozen=True)
-class PGDResult:
+class PGDTrajectory:
     """Logged PGD trajectories. ``steps`` has shape (n_log,); every other array (n_log, n_runs).
 
     excess_risk is R - eps^2 at the logged point with the lambda of that step (the quantity the
@@ -75,23 +75,23 @@ class PGDResult:
     def final(self) -> Overlaps:
         return self.overlaps_at(-1)
 
-    def select_runs(self, runs) -> "PGDResult":
+    def select_runs(self, runs) -> "PGDTrajectory":
         """The same logs restricted to the runs ``runs`` (index array or slice)."""
         fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         out = {k: (v if k == "steps" else v[..., runs]) for k, v in fields.items()}
-        return PGDResult(**out)
+        return PGDTrajectory(**out)
 
-    def truncate(self, last_step: int) -> "PGDResult":
+    def truncate(self, last_step: int) -> "PGDTrajectory":
         """The logs of steps <= last_step."""
         keep = self.steps <= last_step
         fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        return PGDResult(**{k: (v if k == "alpha" else v[keep]) for k, v in fields.items()})
+        return PGDTrajectory(**{k: (v if k == "alpha" else v[keep]) for k, v in fields.items()})
 
-    def followed_by(self, later: "PGDResult") -> "PGDResult":
+    def followed_by(self, later: "PGDTrajectory") -> "PGDTrajectory":
         """These logs then those of ``later`` (a resumed run, same runs) after the last step here."""
         keep = later.steps > self.steps[-1]
         fields = [f.name for f in dataclasses.fields(self)]
-        return PGDResult(**{k: (getattr(self, k) if k == "alpha" else
+        return PGDTrajectory(**{k: (getattr(self, k) if k == "alpha" else
                                 np.concatenate([getattr(self, k), getattr(later, k)[keep]]))
                             for k in fields})
 
@@ -181,24 +181,26 @@ def _iterate(state, logs, log_at, lam, first, cols, d, L, gamma, alpha, start_st
                 logs[j, 5] = _excess_risk(d, L, gamma, lam_now, state)
                 logs[j, 6] = lam_now
             if step < end:
-                state = pgd_map(alpha, *state, *partials(step_consts[i], *state))
+                state = pgd_step(alpha, *state, *partials(step_consts[i], *state))
 
 
-def overlap_pgd(initial, *, d, L=10, gamma=np.sqrt(0.5), eps=0.0, lam, alpha, steps: int,
-                log_every: int = 1, start_step: int = 0) -> PGDResult:
-    """Run population PGD from ``initial`` for ``steps`` steps.
+def overlap_pgd(problem, initial, *, alpha, n_steps: int, log_every: int = 1,
+                start_step: int = 0) -> PGDTrajectory:
+    """Run population PGD from ``initial`` for ``n_steps`` steps.
 
+    ``problem``: a ``theory.Problem`` or a ``ScheduledProblem`` (lambda a number, a schedule, or
+    one per run); d, L, gamma and alpha are scalars or arrays of shape (n_runs,).
     ``initial``: ``Overlaps`` (array fields of shape (n_runs,), or scalars) or a tuple of the five
-    overlap arrays in the order of OVERLAP_NAMES (e.g. ``PGDResult.state_at(-1)``).
+    overlap arrays in the order of OVERLAP_NAMES (e.g. ``PGDTrajectory.state_at(-1)``).
 
-    d, L, gamma, eps, alpha: scalars or arrays of shape (n_runs,); lam: see ``lambda_table``.
     ``start_step`` resumes a run: the iterate ``initial`` is taken as that of step start_step
     (the schedule is evaluated from there). Logs start_step, the multiples of log_every after it
     and the last step. eps does not enter (the gradient does not depend on it; the logged excess
     risk is R - eps^2). Exact for every d (see ``numerics.dynamics.overlap_steps``); raises
-    FloatingPointError if an iterate becomes non-finite.
+    FloatingPointError if an iterate becomes non-finite. Sibling: ``vector_pgd`` (explicit R^d).
     """
-    _check_int("steps", steps, 0)
+    lam = lambda_spec(problem)
+    _check_int("n_steps", n_steps, 0)
     _check_int("log_every", log_every, 1)
     _check_int("start_step", start_step, 0)
     raw = initial.as_tuple() if isinstance(initial, Overlaps) else tuple(initial)
@@ -207,12 +209,11 @@ def overlap_pgd(initial, *, d, L=10, gamma=np.sqrt(0.5), eps=0.0, lam, alpha, st
     fields = [np.atleast_1d(np.asarray(x, dtype=float)) for x in raw]
     state = [x.copy() for x in np.broadcast_arrays(*fields)]
     n_runs = state[0].shape[0]
-    Problem(d=d, L=L, gamma=gamma, eps=eps, lam=1.0)  # validates d, L, gamma, eps
     d, L, gamma, alpha = (np.broadcast_to(np.asarray(x, dtype=float), (n_runs,)).copy()
-                          for x in (d, L, gamma, alpha))
+                          for x in (problem.d, problem.L, problem.gamma, alpha))
     if not np.all(np.isfinite(alpha) & (alpha > 0)):
         raise ValueError(f"alpha={alpha!r} is not allowed: the step size must be finite and > 0")
-    end = start_step + steps
+    end = start_step + n_steps
     log_steps = np.unique(np.r_[start_step, np.arange(0, end + 1, log_every), end])
     log_steps = log_steps[log_steps >= start_step]
     logs = np.empty((len(log_steps), 7, n_runs))  # 5 overlaps, excess risk, lambda
@@ -224,4 +225,4 @@ def overlap_pgd(initial, *, d, L=10, gamma=np.sqrt(0.5), eps=0.0, lam, alpha, st
     except FloatingPointError as err:
         raise FloatingPointError(f"PGD iterate became non-finite ({err}): step size alpha too "
                                  "large for this lambda and d?") from None
-    return PGDResult(log_steps, *(logs[:, j] for j in range(7)), alpha=alpha)
+    return PGDTrajectory(log_steps, *(logs[:, j] for j in range(7)), alpha=alpha)

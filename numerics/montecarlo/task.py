@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import erf
 
-from theory.parameters import Problem
+from theory.parameters import Task
 
 __all__ = ["sample_task", "sample_sequences", "attention_predictor"]
 
@@ -36,8 +36,8 @@ def _unit_vector(name: str, x, d: int) -> np.ndarray:
     return x
 
 
-def _scalar_problem(problem: Problem):
-    for name in ("d", "L", "gamma", "eps", "lam"):
+def _scalar_problem(problem: Task):
+    for name in ("d", "L", "gamma", "eps"):
         value = getattr(problem, name)
         if np.ndim(value) != 0:
             raise ValueError(f"problem.{name}={value!r} is not allowed: the sampler takes scalar "
@@ -85,7 +85,7 @@ def sample_sequences(s, gamma, eps, L, k_star, v_star, n, rng, J=None):
     return X, Y, J
 
 
-def sample_task(problem: Problem, k_star, v_star, n: int, rng: np.random.Generator, J=None):
+def sample_task(problem: Task, k_star, v_star, n: int, rng: np.random.Generator, J=None):
     """Draw n i.i.d. samples of the task of SPEC §1 in R^d.
 
     Returns (X, Y, J): X of shape (n, L, d), Y of shape (n,), J of shape (n,) the 0-based

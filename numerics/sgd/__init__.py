@@ -11,12 +11,12 @@ from .reduced import (
     online_sgd_reduced, cholesky_coordinates,
 )
 from .experiment import (
-    SGDExperiment, PAPER_SGD, SGDExperimentResult, run_sgd_experiment, run_sgd_sweep, sgd_runs,
-    FlowGap, sgd_flow_gap,
+    SGD_FLOW_ODE, SGDExperiment, PAPER_SGD, SGDExperimentResult, run_sgd_experiment, run_sgd_sweep,
+    sgd_runs, FlowGap, sgd_flow_gap,
 )
 
 __all__ = [
     "SGDTrajectory", "online_sgd_full", "minibatch_loss_grad", "sample_batch", "online_sgd_reduced",
-    "cholesky_coordinates", "SGDExperiment", "PAPER_SGD", "SGDExperimentResult",
+    "cholesky_coordinates", "SGD_FLOW_ODE", "SGDExperiment", "PAPER_SGD", "SGDExperimentResult",
     "run_sgd_experiment", "run_sgd_sweep", "sgd_runs", "FlowGap", "sgd_flow_gap",
 ]

@@ -22,8 +22,6 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import erf
 
-from theory.parameters import Problem
-
 from .trajectory import (SGDTrajectory, TrajectoryLog, check_settings, child_streams,
                              lambda_path, logged_steps, progress_bar, run_generators)
 
@@ -92,16 +90,17 @@ def _check_vectors(d, k, v, k_star, v_star):
     return arrays
 
 
-def online_sgd_full(problem: Problem, k, v, k_star, v_star, *, alpha: float, n_steps: int,
-                    batch_size: int, rng, schedule=None, log_every: int = 1,
+def online_sgd_full(problem, k, v, k_star, v_star, *, alpha: float, n_steps: int,
+                    batch_size: int, rng, log_every: int = 1,
                     test_size: int = 0, progress: bool = False) -> SGDTrajectory:
     """Run online SGD (module docstring) from (k, v) for n_runs independent runs at once.
 
     k, v, k_star, v_star: arrays (n_runs, d), d = problem.d, unit rows, k* ⟂ v*.
     ``rng``: a Generator or one Generator per run. Run i's training stream and test set come from
     two children spawned from its generator, so the trajectory does not depend on ``test_size``.
-    ``schedule``: lambda_t (``numerics.dynamics.schedules``); None means the constant problem.lam. Step t
-    (t = 0..n_steps-1) uses lambda_t; the risks logged at step n use lambda_n.
+    ``problem``: a ``theory.Problem`` (constant lambda) or a ``ScheduledProblem`` whose lam is a
+    schedule lambda_t (``numerics.dynamics.schedules``). Step t (t = 0..n_steps-1) uses lambda_t;
+    the risks logged at step n use lambda_n.
     test_size > 0: a fixed test set of that size is sampled once per run (the paper uses 1000)
     and the empirical risk on it is logged (``test_risk_kind = "fixed"``).
     ``progress``: a tqdm bar of the steps (updated at the logged steps).
@@ -111,7 +110,7 @@ def online_sgd_full(problem: Problem, k, v, k_star, v_star, *, alpha: float, n_s
     n_runs = k.shape[0]
     streams = [child_streams(g, 2) for g in run_generators(rng, n_runs)]
     train, test = [s[0] for s in streams], [s[1] for s in streams]
-    lam = lambda_path(problem, schedule, n_steps)
+    lam = lambda_path(problem, n_steps)
     steps = logged_steps(n_steps, log_every)
     log = TrajectoryLog(steps, n_runs, with_test=test_size > 0)
     X_test = Y_test = None

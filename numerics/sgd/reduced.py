@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import erf
 
-from theory.parameters import Overlaps, Problem
+from theory.parameters import Overlaps
 
 from .trajectory import (SGDTrajectory, TrajectoryLog, check_settings, child_streams,
                              lambda_path, logged_steps, progress_bar, run_generators)
@@ -168,8 +168,8 @@ def _fresh_test_risk(gens, KV, n, d, L, gamma, eps, lam):
     return np.mean((Y - T - erf(lam * p0) * q0) ** 2, axis=1)
 
 
-def online_sgd_reduced(problem: Problem, overlaps: Overlaps, *, alpha: float, n_steps: int,
-                       batch_size: int, rng, schedule=None, log_every: int = 1, test_size: int = 0,
+def online_sgd_reduced(problem, overlaps: Overlaps, *, alpha: float, n_steps: int,
+                       batch_size: int, rng, log_every: int = 1, test_size: int = 0,
                        progress: bool = False) -> SGDTrajectory:
     """Online SGD (``numerics.sgd.full``) simulated exactly on the overlaps (module docstring).
 
@@ -193,7 +193,7 @@ def online_sgd_reduced(problem: Problem, overlaps: Overlaps, *, alpha: float, n_
     n_runs = KV.shape[0]
     streams = [child_streams(g, 5) for g in run_generators(rng, n_runs)]
     train, test = [s[:4] for s in streams], [s[4] for s in streams]
-    lam = lambda_path(problem, schedule, n_steps)
+    lam = lambda_path(problem, n_steps)
     steps = logged_steps(n_steps, log_every)
     log = TrajectoryLog(steps, n_runs, with_test=test_size > 0)
     scale2 = np.ones(batch_size * L)

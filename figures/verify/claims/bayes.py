@@ -37,8 +37,8 @@ _ORDER_POINTS = [(2, 10, _G_HALF), (10, 10, _G_HALF), (40, 5, 1.0), (400, 10, _G
        "log-likelihood ratio equals the Monte-Carlo average of the exact posterior variance")
 def quadrature_matches_monte_carlo(quick: bool, rng) -> Check:
     from numerics.montecarlo.bayes_risk import bayes_risk_mc
-    from theory import Problem
     from theory.bayes import bayes_risk_quad
+    from theory.parameters import Task
 
     points, n = _MC_POINTS[quick], _MC_N[quick]
     m = len(points)
@@ -47,7 +47,7 @@ def quadrature_matches_monte_carlo(quick: bool, rng) -> Check:
     z_scores, detectable, abserr = [], [], []
     for (d, L, gamma), child in zip(points, rng.spawn(m)):
         # eps = 0: eps^2 adds exactly to both routes, and the power target is relative to the excess.
-        problem = Problem(d=d, L=L, gamma=gamma, eps=0.0, lam=1.0)
+        problem = Task(d=d, L=L, gamma=gamma, eps=0.0)
         q = bayes_risk_quad(problem)
         est = bayes_risk_mc(problem, n, child)
         # The quadrature's own error bound is granted in full before the z-score is formed.
@@ -88,17 +88,17 @@ def _random_order_points(rng, count: int):
        "Bayes risk (derived, SPEC §6): eps^2 <= Bayes risk <= oracle attention risk at its best "
        "lambda <= null risk eps^2 + gamma^2")
 def risk_ordering(quick: bool, rng) -> Check:
-    from theory import Problem
     from theory.baselines import null_risk, oracle_best_lambda
     from theory.bayes import bayes_risk_quad
     from theory.zeta import ZETA_MAX_RELATIVE_ERROR
+    from theory.parameters import Task
 
     points = _ORDER_POINTS if quick else _ORDER_POINTS + _random_order_points(rng, 10)
     eps = 0.1
     names = ("eps^2 / Bayes", "Bayes / oracle", "oracle / null")
     ratios = np.empty((len(points), 3))
     for i, (d, L, gamma) in enumerate(points):
-        problem = Problem(d=d, L=L, gamma=gamma, eps=eps, lam=1.0)
+        problem = Task(d=d, L=L, gamma=gamma, eps=eps)
         q = bayes_risk_quad(problem)
         oracle = oracle_best_lambda(problem).risk
         # Each link lower <= upper as a ratio; the quadrature's abserr is granted to the Bayes risk.
