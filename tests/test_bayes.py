@@ -19,6 +19,7 @@ from numerics.montecarlo.geometry import random_orthonormal
 from numerics.montecarlo.task import sample_task
 from theory.bayes import bayes_risk_quad, log_likelihood_ratio_laws
 from theory.parameters import Task
+from numerics.montecarlo.statistics import bonferroni_z
 
 ALPHA = 1e-3
 EPS64 = np.finfo(float).eps
@@ -26,7 +27,7 @@ G_HALF = math.sqrt(0.5)
 
 
 def z_crit(m):
-    return norm.isf(ALPHA / (2 * m))
+    return bonferroni_z(ALPHA, int(m))
 
 
 def problem(d, L, gamma, eps=0.0):

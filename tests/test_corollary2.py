@@ -23,6 +23,7 @@ from theory.corollary2 import (SEQUENCES, corollary2_rate, log_deviation_bound, 
                                oracle_excess_lower_bound, proportional_limit)
 from theory.zeta import ZETA_MAX_RELATIVE_ERROR
 from theory.parameters import Task
+from numerics.montecarlo.statistics import bonferroni_z
 
 ALPHA = 1e-3
 EPS64 = np.finfo(float).eps
@@ -31,7 +32,7 @@ D_FIT = np.logspace(4, 8, 17)
 
 
 def z_crit(m):
-    return norm.isf(ALPHA / (2 * m))
+    return bonferroni_z(ALPHA, int(m))
 
 
 def float_log_error(excess, gamma):

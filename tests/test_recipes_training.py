@@ -12,8 +12,8 @@ import pytest
 
 from figures.runner import progress_factory
 
-from figures.recipes import _training_panels as panels
-from figures.recipes import _training_plot
+from figures import training_panels as panels
+from figures import training_plot
 from figures.registry import Recipe, _source_digest, discover_recipes
 from figures.style import figure_style
 from numerics.dynamics.experiments import PAPER_EXPERIMENTS, initial_overlaps
@@ -68,11 +68,11 @@ def test_full_parameters_are_the_papers(name, row):
 @pytest.mark.parametrize("name", MODULES)
 def test_cache_key_covers_the_helper_and_its_imports(name):
     m = _module(name)
-    assert "figures.recipes._training_panels" in m.DEPENDS
+    assert "figures.training_panels" in m.DEPENDS
     source = open(panels.__file__).read()
     imported = set(re.findall(r"from (numerics\.\w+|theory\.\w+) import", source))
     assert imported <= set(m.DEPENDS), imported - set(m.DEPENDS)
-    without = tuple(d for d in m.DEPENDS if d != "figures.recipes._training_panels")
+    without = tuple(d for d in m.DEPENDS if d != "figures.training_panels")
     assert _source_digest(m.DEPENDS) != _source_digest(without)
     assert Recipe.from_module(m).name == name
 
@@ -124,7 +124,7 @@ def test_plot_has_four_panels_and_says_what_the_band_is(quick_data, name):
     assert len(axes) == 4
     risk_axis = axes[0]
     legend_texts = [t.get_text() for t in risk_axis.get_legend().get_texts()]
-    assert _training_plot.BAND in legend_texts and any("oracle" in t for t in legend_texts)
+    assert training_plot.BAND in legend_texts and any("oracle" in t for t in legend_texts)
     assert any("aligned up to sign" in t.get_text() for t in risk_axis.texts)
     assert axes[3].get_yscale() == "log"
 

@@ -18,7 +18,7 @@ import numerics.sgd.reduced as sr
 from numerics.montecarlo.geometry import vectors_from_overlaps
 from numerics.dynamics.initial import sample_initial_overlaps
 from numerics.dynamics.schedules import PaperSchedule
-from numerics.sgd.full import _sphere_step, minibatch_loss_grad, online_sgd_full, sample_batch
+from numerics.sgd.full import sphere_step, minibatch_loss_grad, online_sgd_full, sample_batch
 from numerics.sgd.reduced import cholesky_coordinates, online_sgd_reduced
 from theory import OVERLAP_NAMES, Overlaps, Problem
 from numerics.dynamics.schedules import ScheduledProblem
@@ -41,7 +41,7 @@ def test_one_step_matches_the_full_step_on_the_same_samples(rng):
     basis = np.stack([ks, vs, f3, f4])
     X, Y = sample_batch([rng], ks[None], vs[None], B, L, gamma, eps)
     _, g_k, g_v = minibatch_loss_grad(X, Y, k[None], v[None], lam)
-    k1, v1 = _sphere_step(k[None], g_k, alpha), _sphere_step(v[None], g_v, alpha)
+    k1, v1 = sphere_step(k[None], g_k, alpha), sphere_step(v[None], g_v, alpha)
 
     x = np.einsum("rnd,id->rin", X.reshape(1, B * L, d), basis)  # (1, 4, B L), token b L + l
     PQ, CE = sr._coefficients(KV, x, Y, lam, 2.0 / B, B)

@@ -4,11 +4,11 @@ import math
 
 import numpy as np
 import pytest
-from scipy.special import ndtri
 
 from numerics.montecarlo.geometry import random_orthonormal
 from numerics.montecarlo.task import attention_predictor, sample_sequences, sample_task
 from theory import Problem
+from numerics.montecarlo.statistics import bonferroni_z
 
 EPS = np.finfo(float).eps
 
@@ -49,7 +49,7 @@ def test_law_of_the_samples(rng):
     problem = Problem(d=d, L=L, gamma=gamma, eps=eps, lam=0.5)
     k_star, v_star = _frame(d, rng)
     X, Y, J = sample_task(problem, k_star, v_star, n, rng)
-    z_crit = ndtri(1 - 1e-3 / (2 * 7))
+    z_crit = bonferroni_z(1e-3, 7)
     rows = np.arange(n)
     informative = X[rows, J]
     noise_mask = np.arange(L)[None, :] != J[:, None]

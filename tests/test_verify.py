@@ -109,7 +109,7 @@ def test_slr_verify_only_and_unknown_claim(tmp_path, capsys):
 def test_z_test_check_passes_fails_and_demands_power():
     from types import SimpleNamespace
 
-    from figures.verify.claims._common import z_test_check
+    from figures.verify.checks import z_test_check
 
     def run(shift, stderr):
         est = [SimpleNamespace(mean=1.0 + shift * stderr, stderr=stderr, n=100) for _ in range(5)]

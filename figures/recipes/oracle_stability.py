@@ -15,6 +15,8 @@ import math
 
 import numpy as np
 
+from theory.parameters import PAPER_GAMMA, PAPER_L
+
 NAME = "oracle_stability"
 TITLE = "Oracle stability: smallest Hessian block eigenvalue vs lambda, lambda_c(d) -> sqrt(3)/2"
 SEED = 20250303
@@ -22,7 +24,7 @@ DEPENDS = ("theory.stability", "theory.zeta", "theory.special")
 
 
 def params(quick: bool) -> dict:
-    return {"L": 10, "gamma": math.sqrt(0.5), "lam_min": 0.05, "lam_max": 3.0,
+    return {"L": PAPER_L, "gamma": PAPER_GAMMA, "lam_min": 0.05, "lam_max": 3.0,
             "n_lam": 60 if quick else 400, "d_curves": [20, 50, 200, 1000, 10**5],
             "d_limit_min": 20, "d_limit_max": 10**6, "n_limit": 6 if quick else 21}
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from theory.parameters import PAPER_D, PAPER_GAMMA, PAPER_L
+
 NAME = "phase_portrait"
 TITLE = "Gradient flow on M in (kappa, nu): field, fixed points and their type, PGD trajectories"
 SEED = 20250102
@@ -27,7 +29,7 @@ DEPENDS = ("theory.risk", "theory.zeta", "numerics.dynamics.pgd", "numerics.dyna
 
 
 def params(quick: bool) -> dict:
-    return {"d": 400, "L": 10, "gamma": float(np.sqrt(0.5)), "lam": 0.1, "alpha": 4e-3,
+    return {"d": PAPER_D, "L": PAPER_L, "gamma": PAPER_GAMMA, "lam": 0.1, "alpha": 4e-3,
             "steps": 1_000 if quick else 20_000, "log_every": 10 if quick else 50,
             "grid": 21 if quick else 41, "n_uniform": 4 if quick else 8, "n_ring": 8 if quick else 16,
             "ring_radius": 0.9}

@@ -15,9 +15,9 @@ L fixed; ``theory.corollary2``) and the leading term (4/pi)(L - 1) lambda^2.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
+
+from theory.parameters import PAPER_GAMMA, PAPER_L
 
 NAME = "risk_vs_d"
 TITLE = "Risk vs d: Bayes, oracle attention (best and prescribed lambda), linear (Prop 3), null"
@@ -33,7 +33,7 @@ _SIZES = {
 
 
 def params(quick: bool) -> dict:
-    return {"L": 10, "gamma": math.sqrt(0.5), "eps": 0.1, "d_min": 2, "d_max": 10**6,
+    return {"L": PAPER_L, "gamma": PAPER_GAMMA, "eps": 0.1, "d_min": 2, "d_max": 10**6,
             "bayes_mc_d_max": 20, "fit_d_min": 10**4, **_SIZES[quick]}
 
 

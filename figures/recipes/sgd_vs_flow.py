@@ -3,7 +3,7 @@
 Online SGD with step alpha, run for n = t_end / alpha steps, is compared at equal flow time
 t = alpha n with the gradient flow of the population risk (``numerics.dynamics.flow.overlap_flow``, the
 five-overlap ODE, exact at finite d; SPEC §7). Expected: E[overlaps_SGD(t)] = overlaps_flow(t)
-+ O(alpha) (weak order one; derivation in ``numerics.sgd.experiment.sgd_flow_gap``).
++ O(alpha) (weak order one; derivation in ``numerics.sgd.flow_gap.sgd_flow_gap``).
 
 Setting: as the claim ``sgd-to-flow-order-1`` (``figures/verify/claims/sgd.py``): d = 10, L = 2,
 gamma = sqrt(1/2), eps = 0.1, batch 5, constant lambda = 1, a fixed start off M, t_end = 1, alpha
@@ -30,7 +30,7 @@ NAME = "sgd_vs_flow"
 TITLE = "Mean online-SGD trajectories approach the population gradient flow at rate alpha"
 COST = 13  # seconds of a full compute, measured; orders slr reproduce's work
 SEED = 20250116
-DEPENDS = ("numerics.sgd.experiment", "numerics.sgd.reduced", "numerics.sgd.trajectory", "numerics.executors",
+DEPENDS = ("numerics.sgd.experiment", "numerics.sgd.flow_gap", "numerics.dynamics.ode", "numerics.sgd.reduced", "numerics.sgd.trajectory", "numerics.executors",
            "numerics.dynamics.flow", "numerics.dynamics.overlap_steps", "numerics.dynamics.schedules", "theory.parameters",
            "theory.risk", "theory.zeta", "theory.special")
 
@@ -60,10 +60,9 @@ def compute(p: dict, rng: np.random.Generator, progress) -> dict:
     import dataclasses
 
     from numerics.dynamics.flow import overlap_flow
-    from numerics.sgd.experiment import run_sgd_sweep, sgd_flow_gap
-    from theory import OVERLAP_NAMES, Overlaps
-    from numerics.sgd.experiment import SGD_FLOW_ODE
-    from theory.parameters import Problem
+    from numerics.sgd.experiment import run_sgd_sweep
+    from numerics.sgd.flow_gap import SGD_FLOW_ODE, sgd_flow_gap
+    from theory import OVERLAP_NAMES, Overlaps, Problem
 
     executor = p["workers"] if p["workers"] > 1 else None
     gap_seed, path_seed = (int(x) for x in rng.integers(0, 2**63, size=2))
@@ -128,7 +127,7 @@ def plot(data: dict, p: dict):
     right.plot(fine, anchor * fine, ":", color=PALETTE["muted"], label="slope 1 (through the smallest α)")
     right.set(xscale="log", yscale="log", xticks=a, xticklabels=[f"{x:.3g}" for x in a], xlabel="step size α",
               ylabel="|E overlaps_SGD − overlaps_flow|",
-              title=f"Gap to the flow at t = {p['t_end']:g} (numerics.sgd.experiment.sgd_flow_gap)")
+              title=f"Gap to the flow at t = {p['t_end']:g} (numerics.sgd.flow_gap.sgd_flow_gap)")
     right.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     right.legend(loc="upper left", fontsize=6.5)
     right.text(0.98, 0.04, f"χ² = {float(data['chi2']):.2f} on {int(data['dof'])} dof\nc = {c:.3g}",

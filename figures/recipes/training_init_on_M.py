@@ -2,12 +2,12 @@
 lambda = 0.1 (paper Theorem 5's setting).
 
 Four panels against the step (excess risk with the oracle's, |kappa| and |nu|, (kappa, nu) plane,
-distance to M), drawn by the shared helper ``figures.recipes._training_panels``.
+distance to M), drawn by the shared helper ``figures.training_panels``.
 """
 
 from __future__ import annotations
 
-from . import _training_panels as panels
+from .. import training_panels as panels
 
 NAME = "training_init_on_M"
 TITLE = "Training, init uniform on M, lambda = 0.1: all runs align with (k*, v*) up to sign (Theorem 5)"

@@ -13,7 +13,7 @@ Run r is seeded by ``SeedSequence(PAPER_SGD.seed).spawn(n_runs)[r]``, so the qui
 first runs of the full experiment. The numbers do not depend on the executor
 (``numerics.executors``), only on the chunking ``runs_per_task``, which is a parameter.
 
-Panels, as the population figures (``figures.recipes._training_panels``): excess risk with 95%
+Panels, as the population figures (``figures.training_panels``): excess risk with 95%
 bands (the exact population excess risk R(k_t, v_t) - eps^2 in closed form, SPEC §5, and the
 test-set excess risk; in the reduced simulator each logged step draws a fresh test set of 1,000
 samples per run, whose law at each step is exact, whereas the paper's fixed test set also
@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 
-from . import _training_plot as panels
+from .. import training_plot as panels
 
 NAME = "training_online_sgd"
 TITLE = ("Training by online SGD (d = 80, batch 5, lambda_t = 2/(1 + 1e-4 t)): population and "
@@ -61,7 +61,7 @@ def params(quick: bool) -> dict:
             "n_show": _QUICK_RUNS if quick else 5, "delta": 0.05}
 
 
-def _config(p):
+def experiment_config(p):
     from numerics.sgd.experiment import SGDExperiment
 
     return SGDExperiment(d=p["d"], L=p["L"], gamma=p["gamma"], eps=p["eps"], lam0=p["lam"]["lam0"],
@@ -71,13 +71,13 @@ def _config(p):
 
 
 def compute(p: dict, rng, progress) -> dict:
-    """Run the experiment and reduce it to the arrays of ``_training_panels.compute_training_panels``
+    """Run the experiment and reduce it to the arrays of ``training_panels.compute_training_panels``
     plus the test-set excess risk. ``rng`` is unused: the runs are seeded by the experiment's seed."""
     from numerics.dynamics.phase_portrait import manifold_fixed_points
     from numerics.sgd.experiment import run_sgd_experiment
     from theory import Problem, oracle_risk
 
-    config = _config(p)
+    config = experiment_config(p)
     executor = p["workers"] if p["workers"] > 1 else None
     with progress(total=1, desc=f"online SGD ({p['n_runs']} runs, {p['steps']:,} steps)") as bar:
         result = run_sgd_experiment(config, executor=executor, runs_per_task=p["runs_per_task"])

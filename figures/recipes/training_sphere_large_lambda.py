@@ -2,12 +2,12 @@
 uniform on the sphere at lambda = 0.9 (beyond Theorem 5).
 
 Four panels against the step (excess risk with the oracle's, |kappa| and |nu|, (kappa, nu) plane,
-distance to M), drawn by the shared helper ``figures.recipes._training_panels``.
+distance to M), drawn by the shared helper ``figures.training_panels``.
 """
 
 from __future__ import annotations
 
-from . import _training_panels as panels
+from .. import training_panels as panels
 
 NAME = "training_sphere_large_lambda"
 TITLE = "Training, init uniform on the sphere, lambda = 0.9: the oracle is a saddle, runs do not align"

@@ -2,12 +2,12 @@
 the sphere with the decreasing schedule lambda_t = 1/(1 + 1e-4 t) (beyond Theorem 5).
 
 Four panels against the step (excess risk with the oracle's, |kappa| and |nu|, (kappa, nu) plane,
-distance to M), drawn by the shared helper ``figures.recipes._training_panels``.
+distance to M), drawn by the shared helper ``figures.training_panels``.
 """
 
 from __future__ import annotations
 
-from . import _training_panels as panels
+from .. import training_panels as panels
 
 NAME = "training_sphere_schedule"
 TITLE = "Training, init uniform on the sphere, lambda_t = 1/(1 + 1e-4 t): the schedule makes runs align"

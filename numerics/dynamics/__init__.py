@@ -18,7 +18,7 @@ from .overlap_steps import (
     pgd_step, flow_velocity,
 )
 from .pgd import (
-    PGDTrajectory, overlap_pgd, lambda_table,
+    PGDTrajectory, overlap_pgd, lambda_table, pgd_route_gap_bound,
 )
 from .pgd_vectors import (
     VectorPGDTrajectory, vector_pgd,
@@ -47,8 +47,8 @@ __all__ = [
     "OdeOptions", "ODE_METHODS", "ConstantLambda", "PaperSchedule", "as_schedule",
     "ScheduledProblem", "lambda_spec", "sample_initial_vectors", "sample_initial_overlaps",
     "LambdaConstants", "lambda_constants", "partials", "zeta_lean", "pgd_step", "flow_velocity",
-    "PGDTrajectory", "overlap_pgd", "lambda_table", "VectorPGDTrajectory", "vector_pgd",
-    "FlowTrajectory", "overlap_flow", "manifold_flow", "manifold_flow_velocity",
+    "PGDTrajectory", "overlap_pgd", "lambda_table", "pgd_route_gap_bound", "VectorPGDTrajectory",
+    "vector_pgd", "FlowTrajectory", "overlap_flow", "manifold_flow", "manifold_flow_velocity",
     "schedule_in_flow_time", "FixedPoint", "manifold_fixed_points", "manifold_jacobian",
     "Separatrix", "separatrix", "predicted_limit_sign", "PopulationExperiment", "PAPER_EXPERIMENTS",
     "ExperimentResult", "AlignmentSummary", "initial_overlaps", "run_population_experiment",

@@ -21,7 +21,9 @@ from .risk_partials import lambda_constants, partials
 from .overlap_steps import pgd_step
 from .schedules import as_schedule, lambda_spec
 
-__all__ = ["PGDTrajectory", "overlap_pgd", "lambda_table"]
+__all__ = ["PGDTrajectory", "overlap_pgd", "lambda_table", "pgd_route_gap_bound"]
+
+_EPS = np.finfo(float).eps
 
 # Steps whose lambda-dependent constants are precomputed together, per distinct
 # (schedule, d, L, gamma) (memory ~ 70 * 8 * block * n_distinct bytes).
@@ -45,6 +47,14 @@ class PGDTrajectory:
     excess_risk: np.ndarray
     lam: np.ndarray
     alpha: np.ndarray
+
+    @property
+    def roundoff(self) -> np.ndarray:
+        """Bound on the float64 drift of each logged overlap from exact arithmetic, shape (n_log,):
+        the unit-size iterate is rounded about once per step (u = eps/2, in the normalisation)
+        and the errors add up linearly over the steps (the map is non-expanding where PGD is
+        stable: alpha below 2 / the largest Hessian eigenvalue), u * step."""
+        return 0.5 * _EPS * self.steps.astype(float)
 
     @property
     def abs_kappa(self):
@@ -118,6 +128,14 @@ def _schedule_values(entry, t):
         raise ValueError(f"lam={entry!r} gives lambda_{t[first]} = {values[first]!r}: "
                          "lambda must be finite and > 0")
     return values
+
+
+def pgd_route_gap_bound(n_steps) -> float:
+    """Bound n_steps * eps on |overlap_pgd - vector_pgd| (each overlap) after n_steps steps from
+    the same start: each route drifts from exact arithmetic by at most
+    ``PGDTrajectory.roundoff`` = u per step, so the two by 2u = eps per step. Used by the tests
+    and by the claim definition1-overlap-vs-vector."""
+    return float(n_steps) * _EPS
 
 
 def lambda_table(lam, t0: int, t1: int, n_runs: int) -> np.ndarray:

@@ -25,7 +25,7 @@ from scipy.special import erf
 from .trajectory import (SGDTrajectory, TrajectoryLog, check_settings, child_streams,
                              lambda_path, logged_steps, progress_bar, run_generators)
 
-__all__ = ["online_sgd_full", "minibatch_loss_grad", "sample_batch"]
+__all__ = ["online_sgd_full", "minibatch_loss_grad", "sample_batch", "sphere_step"]
 
 _TWO_OVER_SQRT_PI = 2.0 / np.sqrt(np.pi)
 # Unit-norm and orthogonality of the inputs are checked up to this (a few ulps times sqrt(d) slack).
@@ -73,7 +73,8 @@ def _test_risk(X, Y, k, v, lam):
     return np.mean((Y - T) ** 2, axis=1)
 
 
-def _sphere_step(x, g, alpha):
+def sphere_step(x, g, alpha):
+    """One projected step on the unit sphere, rows of x: normalise(x - alpha (g - <x, g> x))."""
     y = x - alpha * (g - np.sum(x * g, axis=1, keepdims=True) * x)
     return y / np.linalg.norm(y, axis=1, keepdims=True)
 
@@ -135,6 +136,6 @@ def online_sgd_full(problem, k, v, k_star, v_star, *, alpha: float, n_steps: int
             break
         X, Y = sample_batch(train, k_star, v_star, batch_size, L, gamma, eps)
         _, g_k, g_v = minibatch_loss_grad(X, Y, k, v, lam[n])
-        k, v = _sphere_step(k, g_k, alpha), _sphere_step(v, g_v, alpha)
+        k, v = sphere_step(k, g_k, alpha), sphere_step(v, g_v, alpha)
     bar.close()
     return log.result(lam, "fixed" if test_size > 0 else "none", d, eps, alpha, batch_size)

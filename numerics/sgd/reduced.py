@@ -194,8 +194,7 @@ def online_sgd_reduced(problem, overlaps: Overlaps, *, alpha: float, n_steps: in
     streams = [child_streams(g, 5) for g in run_generators(rng, n_runs)]
     train, test = [s[:4] for s in streams], [s[4] for s in streams]
     lam = lambda_path(problem, n_steps)
-    steps = logged_steps(n_steps, log_every)
-    log = TrajectoryLog(steps, n_runs, with_test=test_size > 0)
+    log = TrajectoryLog(logged_steps(n_steps, log_every), n_runs, with_test=test_size > 0)
     scale2 = np.ones(batch_size * L)
     scale2[::L] = gamma * gamma
     two_over_b = 2.0 / batch_size
@@ -208,7 +207,7 @@ def online_sgd_reduced(problem, overlaps: Overlaps, *, alpha: float, n_steps: in
         log.record(d, L, gamma, eps, lam_list[n], _overlaps(KV), test_risk)
 
     record(0)
-    next_log = iter(steps[1:])
+    next_log = iter(log.steps[1:])
     target = next(next_log, -1)
     chunk = max(1, min(n_steps, _CHUNK_FLOATS // (n_runs * (4 * batch_size * L + batch_size + 3))))
     bar = progress_bar(progress, n_steps, "SGD steps (reduced)")

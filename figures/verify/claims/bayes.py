@@ -12,10 +12,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.stats import norm
+
+from numerics.montecarlo.statistics import bonferroni_z, power_z
 
 from ..framework import Check, claim
-from ._common import EPS
+from ..checks import EPS
 
 ORDER = 45
 
@@ -42,8 +43,8 @@ def quadrature_matches_monte_carlo(quick: bool, rng) -> Check:
 
     points, n = _MC_POINTS[quick], _MC_N[quick]
     m = len(points)
-    z_crit = float(norm.isf(_ALPHA / (2 * m)))
-    z_power = float(norm.ppf(_POWER))
+    z_crit = bonferroni_z(_ALPHA, m)
+    z_power = power_z(_POWER)
     z_scores, detectable, abserr = [], [], []
     for (d, L, gamma), child in zip(points, rng.spawn(m)):
         # eps = 0: eps^2 adds exactly to both routes, and the power target is relative to the excess.

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework import Check, claim
-from ._common import EPS
+from ..checks import EPS
 
 ORDER = 50
 
@@ -33,7 +33,7 @@ def _equivalence_starts(d: int, rng):
        "give the same iterates (for every d)")
 def overlap_pgd_equals_vector_pgd(quick: bool, rng) -> Check:
     from numerics.montecarlo.geometry import overlaps_from_vectors
-    from numerics.dynamics.pgd import overlap_pgd
+    from numerics.dynamics.pgd import overlap_pgd, pgd_route_gap_bound
     from numerics.dynamics.pgd_vectors import vector_pgd
     from numerics.dynamics.schedules import ScheduledProblem
 
@@ -56,8 +56,8 @@ def overlap_pgd_equals_vector_pgd(quick: bool, rng) -> Check:
         measured=worst,
         measured_text=", ".join(f"d = {d}: {g:.2e} ({g / EPS:.0f} eps)" for d, g in gaps.items())
                       + "; excess risk: " + ", ".join(f"{g:.1e}" for g in risk_gaps.values()),
-        tolerance=steps * EPS,
-        derivation="roundoff accumulation (as tests/test_pgd.py): each route rounds its unit-size "
+        tolerance=pgd_route_gap_bound(steps),
+        derivation="roundoff accumulation (numerics.dynamics.pgd.pgd_route_gap_bound): each route rounds its unit-size "
                    "iterate about once per step (u = eps/2, in the normalisation), so the routes drift "
                    "apart by <= 2u = eps per step, added linearly over N steps (measured: linear growth, "
                    "well below eps per step, see details): N eps",

@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from ..framework import Check, claim, require
-from ._common import EPS, random_problem, z_test_check
+from ..checks import EPS, random_problem, z_test_check
 
 ORDER = 40
 

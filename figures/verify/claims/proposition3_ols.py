@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from ..framework import Check, claim
-from ._common import EPS, z_test_check
+from ..checks import EPS, z_test_check
 
 ORDER = 41
 

@@ -5,17 +5,19 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
+from theory.risk_roundoff import RISK_ROUNDINGS
+
 from ..framework import Check, claim
-from ._common import EPS, random_problem
+from ..checks import EPS, random_problem
 
 ORDER = 20
 
 _DPS = 30
-# Roundoff of a closed form: each of its terms goes through at most 32 roundings (a generous
-# count of the operations along its longest chain), and zeta is evaluated once with relative
-# error at most ZETA_MAX_RELATIVE_ERROR. Hence |error| <= (32 eps + ZETA_MAX_RELATIVE_ERROR) * S
-# with S = sum |terms| <= eps^2 + gamma^2 (1 + 2 + 1) + (L-1) zeta(0, lambda).
-_ROUNDINGS = 32
+# Roundoff of a closed form (theory.risk_roundoff): each of its terms goes through at most
+# RISK_ROUNDINGS = 32 roundings, and zeta is evaluated once with relative error at most
+# ZETA_MAX_RELATIVE_ERROR. Hence |error| <= (32 eps + ZETA_MAX_RELATIVE_ERROR) * S with
+# S = sum |terms| <= eps^2 + gamma^2 (1 + 2 + 1) + (L-1) zeta(0, lambda) at the oracle.
+_ROUNDINGS = RISK_ROUNDINGS
 
 
 def _points(quick: bool, rng):

@@ -5,11 +5,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.stats import norm
 
+from numerics.montecarlo.statistics import bonferroni_z, power_z
 from theory import Overlaps, Problem
 
-from ..framework import Check
+from .framework import Check
 
 EPS = np.finfo(float).eps
 
@@ -41,9 +41,9 @@ def z_test_check(*, method: str, estimates, exacts, alpha: float, power: float, 
     (z_crit + z_power) stderr / exact <= detect everywhere; otherwise the check fails as
     underpowered (measured = inf)."""
     m = len(estimates)
-    z_crit = float(norm.isf(alpha / (2 * m)))
+    z_crit = bonferroni_z(alpha, m)
     z_scores = [(e.mean - x) / e.stderr for e, x in zip(estimates, exacts)]
-    detectable = [(z_crit + float(norm.ppf(power))) * e.stderr / abs(x) for e, x in zip(estimates, exacts)]
+    detectable = [(z_crit + power_z(power)) * e.stderr / abs(x) for e, x in zip(estimates, exacts)]
     worst = float(np.max(np.abs(z_scores)))
     underpowered = max(detectable) > detect
     return Check(

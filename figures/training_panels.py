@@ -17,7 +17,7 @@ the full one. Four panels against the step t:
 4. the distance sqrt(theta^2 + eta^2 + rho^2) to M, log scale, values below the machine
    epsilon drawn at it (the exact recursion keeps a start on M on M: distance exactly 0).
 
-Drawing: ``_training_plot`` (kept apart so that restyling does not invalidate the cache).
+Drawing: ``figures.training_plot`` (kept apart so that restyling does not invalidate the cache).
 Annotation: ``numerics.dynamics.experiments.summarize_alignment`` (aligned up to sign when
 min(|kappa|, |nu|) >= 1 - delta at the last step; first aligned step at the logging resolution).
 """
@@ -29,7 +29,7 @@ import numpy as np
 __all__ = ["DEPENDS", "experiment_params", "compute_training_panels", "recipe_functions"]
 
 # Modules whose source keys the cache of every training recipe (besides the recipe itself).
-DEPENDS = ("figures.recipes._training_panels", "numerics.dynamics.experiments", "numerics.dynamics.pgd",
+DEPENDS = ("figures.training_panels", "numerics.dynamics.experiments", "numerics.dynamics.pgd",
            "numerics.dynamics.risk_partials", "numerics.dynamics.overlap_steps", "numerics.dynamics.initial",
            "numerics.dynamics.schedules", "numerics.dynamics.phase_portrait", "numerics.dynamics.flow", "theory.risk",
            "theory.zeta")
@@ -122,7 +122,7 @@ def recipe_functions(row: int):
         return compute_training_panels(p, rng, progress)
 
     def plot(data: dict, p: dict):
-        from ._training_plot import plot_training_panels
+        from .training_plot import plot_training_panels
 
         return plot_training_panels(data, p)
 

@@ -1,8 +1,8 @@
-"""Drawing of the four training panels (the data come from ``_training_panels``): excess risk with
+"""Drawing of the four training panels (the data come from ``figures.training_panels``): excess risk with
 its band and the oracle's, |kappa| and |nu|, chosen runs in the (kappa, nu) plane, distance to M.
 
 Drawing only, kept apart from the computation so that restyling never invalidates cached data
-(the training recipes key their cache on ``_training_panels``, not on this module).
+(the training recipes key their cache on ``figures.training_panels``, not on this module).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
-from ..style import draw_fixed_points
+from .style import draw_fixed_points
 
 __all__ = ["BAND", "plot_training_panels"]
 
@@ -95,7 +95,7 @@ def plot_training_panels(data: dict, p: dict):
     """The four panels of the module docstring (drawing only)."""
     from matplotlib.figure import Figure
 
-    from ..style import PALETTE
+    from .style import PALETTE
 
     fig = Figure(figsize=(10.0, 7.4), layout="constrained")
     axes = fig.subplots(2, 2)
