@@ -66,7 +66,8 @@ def _private_violations(path: Path):
                     yield node.lineno, f"private module {module}"
             if name and name.startswith("_") and not name.startswith("__"):
                 # ``from package import _module`` inside that package is a package-private import.
-                is_own_submodule = module == importer_package and (ROOT / Path(*module.split("."), name + ".py")).exists()
+                own = ROOT / Path(*module.split("."), name + ".py")
+                is_own_submodule = module == importer_package and own.exists()
                 if not is_own_submodule:
                     yield node.lineno, f"from {module} import {name}"
 

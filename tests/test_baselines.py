@@ -4,7 +4,6 @@ Monte-Carlo comparisons are z-tests with false-failure rate ALPHA per test, Bonf
 comparisons of the test. Deterministic comparisons are in ulps of the values.
 """
 
-import dataclasses
 import math
 
 import numpy as np
@@ -112,10 +111,10 @@ def test_oracle_best_lambda_is_an_interior_minimum(d, L, gamma):
     p = Task(d=d, L=L, gamma=gamma, eps=0.1)
     opt = oracle_best_lambda(p)
     assert opt.interior
-    assert opt.risk == pytest.approx(float(oracle_risk(dataclasses.replace(p, lam=opt.lam))), rel=4 * EPS64)
+    assert opt.risk == pytest.approx(float(oracle_risk(p.with_lam(opt.lam))), rel=4 * EPS64)
     # Brute force on a fine grid: nothing beats the optimum beyond rounding of the risk.
     grid = np.exp(np.linspace(math.log(opt.lam) - 3, math.log(opt.lam) + 3, 2001))
-    brute = oracle_risk(dataclasses.replace(p, lam=grid))
+    brute = oracle_risk(p.with_lam(grid))
     assert opt.risk <= brute.min() * (1 + 16 * EPS64)
     assert opt.risk < float(null_risk(p))
 
@@ -124,7 +123,7 @@ def test_prescribed_schedule():
     p = Task(d=400, L=10, gamma=G_HALF, eps=0.0)
     lam = prescribed_lambda(400, 10)
     assert lam == pytest.approx(4000 ** -0.25, rel=4 * EPS64)
-    assert float(oracle_risk_prescribed(p)) == float(oracle_risk(dataclasses.replace(p, lam=lam)))
+    assert float(oracle_risk_prescribed(p)) == float(oracle_risk(p.with_lam(lam)))
     assert float(oracle_risk_prescribed(p)) >= oracle_best_lambda(p).risk
 
 

@@ -144,7 +144,7 @@ def test_risk_ordering(rng):
         opt = oracle_best_lambda(p)
         lin, null = float(linear_risk(p)), float(null_risk(p))
         assert eps**2 <= bayes.value < opt.risk < null and bayes.value < lin < null
-        oracle_mc = population_risk_mc(dataclasses.replace(p, lam=opt.lam), Overlaps.oracle(), 40_000, rng)
+        oracle_mc = population_risk_mc(p.with_lam(opt.lam), Overlaps.oracle(), 40_000, rng)
         assert abs(oracle_mc.mean - opt.risk) <= z * oracle_mc.stderr
         assert bayes.value <= oracle_mc.mean + z * oracle_mc.stderr
         bayes_mc = bayes_risk_mc(p, 20_000, rng)

@@ -116,7 +116,8 @@ def test_alignment_event():
 
 def test_failure_raises_actionable():
     with pytest.raises(RuntimeError, match="method"):
-        manifold_flow(ScheduledProblem(d=400, lam=lambda t: 0.1 if t < 1.0 else np.nan), 0.3, 0.2, t_end=10.0, ode=OdeOptions(method="RK45"))
+        manifold_flow(ScheduledProblem(d=400, lam=lambda t: 0.1 if t < 1.0 else np.nan), 0.3, 0.2,
+                      t_end=10.0, ode=OdeOptions(method="RK45"))
 
 
 def test_bad_input():

@@ -82,11 +82,12 @@ def _equivalence_runs(d, rng):
 @pytest.mark.parametrize("d", [20, 400])
 def test_overlap_pgd_equals_vector_pgd(d, rng):
     """1e4 steps: the routes drift apart by at most eps per step (``pgd_route_gap_bound``, the
-    bound the claim definition1-overlap-vs-vector uses; SPEC §7: the recursion is exact for every d)."""
+    bound the claim definition1-overlap-vs-vector uses; paper Definition 1: the recursion is exact for every d)."""
     vecs, lam, alpha = _equivalence_runs(d, rng)
     steps = 10_000
     ref = vector_pgd(ScheduledProblem(d=d, lam=lam), *vecs, alpha=alpha, n_steps=steps, log_every=1000).log
-    ours = overlap_pgd(ScheduledProblem(d=d, lam=lam), overlaps_from_vectors(*vecs), alpha=alpha, n_steps=steps, log_every=1000)
+    ours = overlap_pgd(ScheduledProblem(d=d, lam=lam), overlaps_from_vectors(*vecs), alpha=alpha, n_steps=steps,
+                       log_every=1000)
     np.testing.assert_array_equal(ours.steps, ref.steps)
     assert _max_diff(ours, ref) <= pgd_route_gap_bound(steps)
     np.testing.assert_allclose(ours.excess_risk, ref.excess_risk, rtol=0, atol=1e-12)
@@ -121,11 +122,13 @@ def test_resume_and_schedule_forms_are_identical(rng):
     sched = PaperSchedule(lam0=0.7, rate=1e-3)
     whole = overlap_pgd(ScheduledProblem(d=50, lam=sched), o, alpha=2e-3, n_steps=700, log_every=100)
     first = overlap_pgd(ScheduledProblem(d=50, lam=sched), o, alpha=2e-3, n_steps=300, log_every=100)
-    second = overlap_pgd(ScheduledProblem(d=50, lam=sched), first.state_at(-1), alpha=2e-3, n_steps=400, log_every=100, start_step=300)
+    second = overlap_pgd(ScheduledProblem(d=50, lam=sched), first.state_at(-1), alpha=2e-3, n_steps=400,
+                         log_every=100, start_step=300)
     joined = first.followed_by(second)
     np.testing.assert_array_equal(joined.steps, whole.steps)
     assert _max_diff(joined, whole) == 0
-    callable_form = overlap_pgd(ScheduledProblem(d=50, lam=lambda t: 0.7 / (1 + 1e-3 * np.asarray(t))), o, alpha=2e-3, n_steps=700, log_every=100)
+    callable_form = overlap_pgd(ScheduledProblem(d=50, lam=lambda t: 0.7 / (1 + 1e-3 * np.asarray(t))), o,
+                                alpha=2e-3, n_steps=700, log_every=100)
     per_run = overlap_pgd(ScheduledProblem(d=50, lam=[sched] * 4), o, alpha=2e-3, n_steps=700, log_every=100)
     assert _max_diff(callable_form, whole) == 0 and _max_diff(per_run, whole) == 0
     np.testing.assert_allclose(whole.lam[:, 0], sched(whole.steps), rtol=EPS)

@@ -43,7 +43,8 @@ def _starts(d):
 def test_pgd_on_m_converges_to_the_oracle_with_the_predicted_sign(lam, d, alpha, steps):
     kappa0, nu0 = _starts(d)
     zero = np.zeros_like(kappa0)
-    log = overlap_pgd(Problem(d=d, lam=lam), (kappa0, nu0, zero, zero, zero), alpha=alpha, n_steps=steps, log_every=steps // 10)
+    log = overlap_pgd(Problem(d=d, lam=lam), (kappa0, nu0, zero, zero, zero), alpha=alpha, n_steps=steps,
+                      log_every=steps // 10)
     kappa, nu = log.kappa[-1], log.nu[-1]
     assert np.min(np.minimum(np.abs(kappa), np.abs(nu))) >= 1 - DELTA
     sign = np.sign(kappa)

@@ -52,9 +52,10 @@ PAPER_D = 400
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Task:
-    """The data distribution of single-location regression (SPEC §1): everything of ``Problem``
-    except the predictor's lambda. Routes that do not involve the predictor (the Bayes risk, the
-    linear baseline, sampling the task) take a ``Task``; every ``Problem`` is one.
+    """The data distribution of single-location regression (docs/math/task.md#the-task):
+    everything of ``Problem`` except the predictor's lambda. Routes that do not involve the
+    predictor (the Bayes risk, the linear baseline, sampling the task) take a ``Task``; every
+    ``Problem`` is one.
 
     d: token dimension; L: number of tokens; gamma: standard deviation of the informative
     token around sqrt(d/2) k*; eps: output-noise standard deviation. The paper's experiments use
@@ -91,7 +92,7 @@ class Task:
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Problem(Task):
-    """Parameters of the task and of the predictor (SPEC §1-§2): the fields of ``Task`` and
+    """Parameters of the task and of the predictor (docs/math/task.md): the fields of ``Task`` and
     lam, the erf inverse temperature lambda of the predictor (a number, or an array for a sweep;
     a lambda that changes during training is ``numerics.dynamics.ScheduledProblem``).
     """

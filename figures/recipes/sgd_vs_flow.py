@@ -77,7 +77,8 @@ def compute(p: dict, rng: np.random.Generator, progress) -> dict:
                            p["t_end"], executor=executor, runs_per_task=p["gap_runs_per_task"])
         bar.update()
     t_flow = np.linspace(0.0, p["t_end"], 201)
-    flow = overlap_flow(Problem(d=p["d"], L=p["L"], gamma=p["gamma"], lam=p["lam"]), Overlaps(**p["start"]), t_end=p["t_end"], t_eval=t_flow, ode=SGD_FLOW_ODE)
+    problem = Problem(d=p["d"], L=p["L"], gamma=p["gamma"], lam=p["lam"])
+    flow = overlap_flow(problem, Overlaps(**p["start"]), t_end=p["t_end"], t_eval=t_flow, ode=SGD_FLOW_ODE)
     out = {"flow_t": flow.t, "flow_kappa": flow.component("kappa"), "flow_nu": flow.component("nu")}
     for i, r in enumerate(runs):
         out[f"time_{i}"] = r.trajectory.time

@@ -1,5 +1,6 @@
-"""Schedules lambda_t of the erf inverse temperature during training (SPEC §7-§8), and
-``ScheduledProblem``, the sibling of ``theory.Problem`` whose lambda may follow a schedule.
+"""Schedules lambda_t of the erf inverse temperature during training
+(docs/math/dynamics.md#the-papers-experiments), and ``ScheduledProblem``, the sibling of
+``theory.Problem`` whose lambda may follow a schedule.
 
 A schedule is any callable mapping the step index t (int or int array) to lambda_t > 0 (for the
 gradient flow: the flow time t, a float).
@@ -68,7 +69,7 @@ def _check_lambda_entry(entry, where: str):
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class ScheduledProblem(Task):
-    """A ``theory.Problem`` whose lambda may change during training (SPEC §8): the fields of
+    """A ``theory.Problem`` whose lambda may change during training (the paper's Section 5): the fields of
     ``theory.Task`` and ``lam``, a number, a schedule (callable of the step index, e.g.
     ``PaperSchedule``), or a sequence of these with one entry per run. Taken by the dynamics
     routes (``overlap_pgd``, ``vector_pgd``, ``overlap_flow``, ...) wherever a ``Problem`` is;

@@ -41,8 +41,10 @@ def overlap_pgd_equals_vector_pgd(quick: bool, rng) -> Check:
     gaps, risk_gaps = {}, {}
     for d in _DIMS:
         vectors, lam, alpha = _equivalence_starts(d, rng)
-        ref = vector_pgd(ScheduledProblem(d=d, lam=lam), *vectors, alpha=alpha, n_steps=steps, log_every=steps // 10).log
-        ours = overlap_pgd(ScheduledProblem(d=d, lam=lam), overlaps_from_vectors(*vectors), alpha=alpha, n_steps=steps, log_every=steps // 10)
+        problem = ScheduledProblem(d=d, lam=lam)
+        ref = vector_pgd(problem, *vectors, alpha=alpha, n_steps=steps, log_every=steps // 10).log
+        ours = overlap_pgd(problem, overlaps_from_vectors(*vectors), alpha=alpha, n_steps=steps,
+                           log_every=steps // 10)
         if not np.array_equal(ours.steps, ref.steps):
             raise RuntimeError(f"logged steps differ: {ours.steps} vs {ref.steps}")
         gaps[d] = max(float(np.max(np.abs(getattr(ours, n) - getattr(ref, n))))

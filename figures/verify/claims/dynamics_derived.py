@@ -39,10 +39,12 @@ def pgd_converges_to_flow_at_order_one(quick: bool, rng) -> Check:
     orders, raw_slopes, local_ok = [], [], True
     for lam, T, alpha0 in _FLOW_SETTINGS[quick]:
         start = sample_initial_overlaps(400, n_starts, rng)
-        flow = np.array([overlap_flow(Problem(d=400, lam=lam), _scalar(start, i), t_end=T, ode=OdeOptions(rtol=1e-12, atol=1e-14)).y[:, -1]
+        problem, ode = Problem(d=400, lam=lam), OdeOptions(rtol=1e-12, atol=1e-14)
+        flow = np.array([overlap_flow(problem, _scalar(start, i), t_end=T, ode=ode).y[:, -1]
                          for i in range(n_starts)]).T
         alphas = alpha0 * 2.0 ** -np.arange(4)
-        errors = np.array([np.array(overlap_pgd(Problem(d=400, lam=lam), start, alpha=a, n_steps=int(round(T / a)), log_every=10**9).state_at(-1)) - flow for a in alphas])
+        errors = np.array([np.array(overlap_pgd(problem, start, alpha=a, n_steps=int(round(T / a)),
+                                                log_every=10**9).state_at(-1)) - flow for a in alphas])
         # E(alpha) = alpha c + alpha^2 k + O(alpha^3) (signed, per component): 4 E(alpha/2) - E(alpha)
         # = alpha c + O(alpha^3) removes the second-order term (Richardson).
         corrected = np.max(np.abs(4 * errors[1:] - errors[:-1]), axis=1)

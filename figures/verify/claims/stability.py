@@ -97,7 +97,8 @@ def lambda_c_limit(quick: bool, rng) -> Check:
     ds = np.array(_LIMIT_D[quick])
     ratios, slopes, rels = [], [], []
     for L, gamma in _LIMIT_CASES[quick]:
-        crits = [stability.critical_lambda(Task(d=int(d), L=L, gamma=gamma), lam_min=0.5, lam_max=2.0, n_grid=50) for d in ds]
+        crits = [stability.critical_lambda(Task(d=int(d), L=L, gamma=gamma), lam_min=0.5, lam_max=2.0, n_grid=50)
+                 for d in ds]
         if not all(c.found for c in crits):
             raise ArithmeticError(f"critical_lambda found no root in [0.5, 2] for L={L}, gamma={gamma}")
         gap = np.array([c.lam_c for c in crits]) - root

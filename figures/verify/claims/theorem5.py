@@ -34,7 +34,8 @@ def _steps_from_flow(kappa0, nu0, delta: float) -> tuple:
 
     times = []
     for k0, n0 in zip(kappa0, nu0):
-        traj = manifold_flow(Problem(d=_D, lam=_LAM), float(k0), float(n0), t_end=_MAX_FLOW_TIME, delta=delta / 2, terminal=True)
+        traj = manifold_flow(Problem(d=_D, lam=_LAM), float(k0), float(n0), t_end=_MAX_FLOW_TIME,
+                             delta=delta / 2, terminal=True)
         if len(traj.t_events) == 0:
             raise RuntimeError(f"the flow on M from ({k0}, {n0}) did not reach 1 - {delta / 2} by "
                                f"t = {_MAX_FLOW_TIME} (a start on the separatrix?)")
