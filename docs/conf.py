@@ -42,4 +42,9 @@ suppress_warnings = []
 html_theme = "alabaster"
 html_title = "single-location-regression"
 html_static_path = []
-html_theme_options = {"description": "Companion toolkit of Marion, Berthier, Biau, Boyer (ICLR 2025)"}
+html_theme_options = {
+    "description": "Companion toolkit of Marion, Berthier, Biau, Boyer (ICLR 2025)",
+    "page_width": "1260px",   # docstrings are shown as written, up to 100 characters a line
+    "sidebar_width": "240px",
+    "body_max_width": "none",
+}

@@ -11,36 +11,20 @@ Outputs go to ``<out>`` (default ``<checkout or working directory>/out``, see ``
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 
-import numpy as np
+from numerics.pool import Terminated, available_cores
 
-from .parallel import default_jobs
 from .paths import OutputPaths
-
-
-def _risk_command(args) -> int:
-    from theory import Overlaps, Problem, population_risk
-    from theory.risk_quad import population_risk_quad
-
-    problem = Problem(d=args.d, L=args.L, gamma=args.gamma, eps=args.eps, lam=args.lam)
-    overlaps = Overlaps(kappa=args.kappa, nu=args.nu, theta=args.theta, eta=args.eta, rho=args.rho)
-    print(f"closed form : {float(population_risk(problem, overlaps)):.15g}")
-    if args.quad:
-        q = population_risk_quad(problem, overlaps)
-        print(f"quadrature  : {q.value:.15g}  (abserr {q.abserr:.2g})")
-    if args.mc:
-        from numerics.montecarlo.population_risk import population_risk_mc
-
-        est = population_risk_mc(problem, overlaps, n=args.mc, rng=np.random.default_rng(args.seed))
-        print(f"Monte Carlo : {est.mean:.15g}  (stderr {est.stderr:.2g}, n {est.n})")
-    return 0
+from .risk_command import add_risk_parser
 
 
 def _figure_plan(args):
     from .registry import discover_recipes, select
 
-    paths = OutputPaths.resolve(args.out, args.cache)
+    paths = _output_paths(args)
     recipes = select(discover_recipes(), args.only)
     print(f"slr figures: {len(recipes)} recipe(s), {'quick' if args.quick else 'full'} mode")
     return paths, recipes
@@ -57,8 +41,9 @@ def _verify_plan(args):
     from .registry import select
     from .verify import discover_claims
 
-    paths = OutputPaths.resolve(args.out, getattr(args, "cache", None))
-    claims = select(discover_claims(), args.only_claim, kind="claim")
+    paths = _output_paths(args)
+    flag = "--only" if args.command == "verify" else "--only-claim"
+    claims = select(discover_claims(), args.only_claim, kind="claim", flag=flag)
     print(f"slr verify: {len(claims)} claim(s), {'quick' if args.quick else 'full'} mode, seed {args.seed}")
     return paths, claims
 
@@ -72,72 +57,90 @@ def _verify_done(results, paths, args) -> bool:
     return all(r.ok for r in results)
 
 
-def _figures(args) -> bool:
-    from .runner import progress_factory, run_recipes
+def _options(args, paths):
+    from .work import RunOptions
 
-    paths, recipes = _figure_plan(args)
-    progress = progress_factory(False if args.no_progress else None)
-    outcomes = run_recipes(recipes, paths=paths, quick=args.quick, force=args.force, progress=progress,
-                           jobs=args.jobs)
-    return _figures_done(outcomes, paths)
+    return RunOptions(paths=paths, quick=args.quick, force=getattr(args, "force", False),
+                      seed=getattr(args, "seed", 0))
 
 
-def _verify(args) -> bool:
-    from .verify import run_claims
+def _run(args, items):
+    from .work import run_items
 
-    paths, claims = _verify_plan(args)
-    results = run_claims(claims, quick=args.quick, seed=args.seed, jobs=args.jobs)
-    return _verify_done(results, paths, args)
+    display = False if getattr(args, "no_progress", False) else None
+    return run_items(items, args.options, jobs=args.jobs, display=display)
 
 
 def _figures_command(args) -> int:
-    return 0 if _figures(args) else 1
+    paths, recipes = _figure_plan(args)
+    args.options = _options(args, paths)
+    return 0 if _figures_done(_run(args, recipes), paths) else 1
 
 
 def _verify_command(args) -> int:
-    return 0 if _verify(args) else 1
-
-
-def _reproduce_in_one_pool(args) -> tuple[bool, bool]:
-    """Figures and claims as one queue on ``args.jobs`` workers, longest recipes first, so that no
-    worker idles while another finishes a long recipe; the reports are as for the two commands."""
-    from .parallel import apply_task, ordered_map
-    from .runner import RecipeOutcome, _run_recipe_by_name
-    from .verify.report import _run_claim_by_id
-
-    paths, recipes = _figure_plan(args)
-    _, claims = _verify_plan(args)
-    ordered = sorted(recipes, key=lambda r: -r.cost)
-    tasks = ([(_run_recipe_by_name, (r.name, paths, args.quick, args.force)) for r in ordered]
-             + [(_run_claim_by_id, (c.claim_id, args.quick, args.seed)) for c in claims])
-
-    def echo(result):
-        if isinstance(result, RecipeOutcome):
-            print(f"  {result.status:8s} figure {result.name}")
-        else:
-            print(f"  {result.status:8s} claim {result.claim_id}  ({result.seconds:.1f} s)")
-
-    results = ordered_map(apply_task, tasks, jobs=args.jobs, on_result=echo)
-    by_name = {o.name: o for o in results[:len(ordered)]}
-    figures_ok = _figures_done([by_name[r.name] for r in recipes], paths)
-    verify_ok = _verify_done(results[len(ordered):], paths, args)
-    return figures_ok, verify_ok
+    paths, claims = _verify_plan(args)
+    args.options = _options(args, paths)
+    return 0 if _verify_done(_run(args, claims), paths, args) else 1
 
 
 def _reproduce_command(args) -> int:
-    if args.jobs > 1:
-        figures_ok, verify_ok = _reproduce_in_one_pool(args)
-    else:
-        figures_ok, verify_ok = _figures(args), _verify(args)
+    """Figures and claims as one queue on ``args.jobs`` workers, longest recipes first, so that no
+    worker idles while another finishes a long recipe; the reports are as for the two commands."""
+    paths, recipes = _figure_plan(args)
+    _, claims = _verify_plan(args)
+    args.options = _options(args, paths)
+    ordered = sorted(recipes, key=lambda r: -r.cost) if args.jobs > 1 else recipes
+    results = _run(args, ordered + claims)
+    by_name = {o.name: o for o in results[:len(ordered)]}
+    figures_ok = _figures_done([by_name[r.name] for r in recipes], paths)
+    verify_ok = _verify_done(results[len(ordered):], paths, args)
     if not figures_ok:
         print("slr reproduce: some figures failed (see the table above)")
     return 0 if figures_ok and verify_ok else 1
 
 
+def _output_paths(args) -> OutputPaths:
+    """The output folders, checked writable before any work (``--out``, ``--cache``)."""
+    from .cache import remove_stale_temporaries
+
+    paths = OutputPaths.resolve(args.out, getattr(args, "cache", None))
+    folders = [("--out", paths.out)] + ([("--cache", paths.cache)] if hasattr(args, "cache") else [])
+    for flag, folder in folders:
+        _check_writable(flag, folder)
+    for folder in (paths.out, paths.figures, paths.cache):
+        remove_stale_temporaries(folder)
+    return paths
+
+
+def _check_writable(flag: str, folder) -> None:
+    import tempfile
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise ValueError(f"{flag} {folder} is not allowed: a writable folder is needed "
+                         f"({exc.strerror or type(exc).__name__})") from None
+
+
 def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"jobs={value!r} is not allowed: a positive integer is needed")
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not allowed: a positive integer is needed")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not allowed: a seed is an integer >= 0")
     return value
 
 
@@ -146,9 +149,9 @@ def _add_output_flags(p, *, cache: bool = True) -> None:
     if cache:
         p.add_argument("--cache", metavar="DIR", help="cache of computed data (default: <out>/cache)")
     p.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
-    p.add_argument("--jobs", type=_positive_int, default=default_jobs(), metavar="N",
-                   help="worker processes (default: the cores available, here %(default)s); "
-                        "results do not depend on it")
+    p.add_argument("--jobs", type=_positive_int, default=available_cores(), metavar="N",
+                   help="worker processes, at most the cores available (default: all of them, here "
+                        "%(default)s); results do not depend on it")
 
 
 def _add_figure_flags(p) -> None:
@@ -161,7 +164,7 @@ def _add_figure_flags(p) -> None:
 def _add_verify_flags(p, flag: str) -> None:
     p.add_argument(flag, dest="only_claim", action="append", metavar="ID",
                    help="only these claims (repeatable, or a comma-separated list)")
-    p.add_argument("--seed", type=int, default=0, help="root seed of the randomised checks (default 0)")
+    p.add_argument("--seed", type=_seed, default=0, help="root seed of the randomised checks (default 0)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -170,18 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Companion toolkit of 'Attention layers provably solve single-location regression'.",
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    risk = sub.add_parser("risk", help="population risk at given parameters and overlaps")
-    risk.add_argument("--d", type=int, required=True, help="token dimension")
-    risk.add_argument("--L", type=int, default=10, help="number of tokens (default 10)")
-    risk.add_argument("--gamma", type=float, default=np.sqrt(0.5), help="default sqrt(1/2)")
-    risk.add_argument("--eps", type=float, default=0.0, help="output noise (default 0)")
-    risk.add_argument("--lam", type=float, required=True, help="lambda, the erf inverse temperature")
-    for name, default in (("kappa", None), ("nu", None), ("theta", 0.0), ("eta", 0.0), ("rho", 0.0)):
-        risk.add_argument(f"--{name}", type=float, default=default, required=default is None)
-    risk.add_argument("--quad", action="store_true", help="also by quadrature")
-    risk.add_argument("--mc", type=int, default=0, metavar="N", help="also by Monte Carlo with N samples")
-    risk.add_argument("--seed", type=int, default=0, help="seed of the Monte-Carlo route")
-    risk.set_defaults(func=_risk_command)
+    add_risk_parser(sub, _seed)
 
     figures = sub.add_parser("figures", help="regenerate the figures (PNG and PDF in <out>/figures)")
     _add_output_flags(figures)
@@ -201,13 +193,35 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _cap_jobs(args) -> None:
+    cores = available_cores()
+    if getattr(args, "jobs", 1) > cores:
+        print(f"slr {args.command}: --jobs {args.jobs} capped at {cores}, the cores available", file=sys.stderr)
+        args.jobs = cores
+
+
+def _terminate_on_sigterm(signum, frame):
+    # SIGTERM unwinds like Ctrl-C: the pool cancels queued work and terminates its workers,
+    # temporary files are removed, and the exit status is 128 + 15.
+    raise Terminated(128 + signum)
+
+
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    _cap_jobs(args)
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminate_on_sigterm) if in_main_thread else None
     try:
         return args.func(args)
     except ValueError as exc:
         parser.exit(2, f"slr {args.command}: error: {exc}\n")
+    except KeyboardInterrupt:
+        print(f"slr {args.command}: interrupted", file=sys.stderr)
+        return 130
+    finally:
+        if in_main_thread:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

@@ -5,8 +5,6 @@ A recipe module defines
     NAME: str                    the figure's file name (``<out>/figures/<NAME>.png``/``.pdf``)
     TITLE: str                   one line saying what the figure shows
     SEED: int                    root seed of ``compute``
-    DEPENDS: tuple[str, ...]     (optional) modules whose source also keys the cache (the
-                                 module's own source keys it too, except its ``plot`` function)
     params(quick: bool) -> dict  JSON-serialisable sizes and settings (``quick``: a smoke run)
     compute(params, rng, progress) -> dict[str, numpy.ndarray]
                                  the numerics, seeded by ``rng`` (a numpy Generator); ``progress``
@@ -20,39 +18,26 @@ A recipe module defines
                                  optional dependency is missing); consulted only when the data
                                  is not cached, and reported as 'skipped', not as a failure
 
-Adding a figure is adding such a module; nothing else needs to change.
+The code part of the cache key is read from the module's imports (``figures.codehash``): the
+module itself without its ``plot`` function, and every project module it imports, transitively.
+A hand-written list of dependencies (``DEPENDS``) is refused. Adding a figure is adding such a
+module; nothing else needs to change.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import importlib
-import importlib.util
 import inspect
 import pkgutil
+from pathlib import Path
 from typing import Callable
 
-__all__ = ["Recipe", "discover_recipes", "select"]
+from .codehash import is_project_module, module_file, code_closure, project_root
+
+__all__ = ["Recipe", "discover_recipes", "public_modules", "select", "unique_names"]
 
 RECIPE_PACKAGE = "figures.recipes"
-
-
-def _source_digest(module_names) -> str:
-    """SHA-256 over the source files of the named modules (found without importing them)."""
-    digest = hashlib.sha256()
-    for name in module_names:
-        try:
-            spec = importlib.util.find_spec(name)
-        except ModuleNotFoundError:
-            spec = None
-        digest.update(name.encode() + b"\0")
-        if spec is None or spec.origin is None or not spec.has_location:
-            digest.update(b"<missing>")
-        else:
-            with open(spec.origin, "rb") as fh:
-                digest.update(fh.read())
-    return digest.hexdigest()
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -68,41 +53,66 @@ class Recipe:
     source_hash: str
     skip_reason: Callable | None = None
     cost: float = 0.0
+    code_modules: tuple = ()
 
     @classmethod
     def from_module(cls, module) -> "Recipe":
         missing = [a for a in ("NAME", "TITLE", "SEED", "params", "compute", "plot") if not hasattr(module, a)]
         if missing:
             raise ValueError(f"recipe module {module.__name__!r} lacks {', '.join(missing)}")
-        # Restyling a figure must not recompute its data: the plot function is left out of the key.
-        text = inspect.getsource(module).replace(inspect.getsource(module.plot), "")
-        source = hashlib.sha256(text.encode()).hexdigest()
-        depends = _source_digest(getattr(module, "DEPENDS", ()))
+        if hasattr(module, "DEPENDS"):
+            raise ValueError(f"recipe module {module.__name__!r} defines DEPENDS, which is not allowed: "
+                             "the modules that key its cache are read from its imports")
+        closure = _code_closure(module)
         return cls(name=module.NAME, title=module.TITLE, seed=int(module.SEED), params=module.params,
                    compute=module.compute, plot=module.plot, skip_reason=getattr(module, "skip_reason", None),
-                   cost=float(getattr(module, "COST", 0.0)),
-                   source_hash=hashlib.sha256(f"{source}:{depends}".encode()).hexdigest())
+                   cost=float(getattr(module, "COST", 0.0)), source_hash=closure.digest(),
+                   code_modules=tuple(closure.modules()))
+
+
+def public_modules(package_name: str) -> list:
+    """The modules of a package whose names do not start with '_', imported: the one discovery
+    of recipes (``figures.recipes``) and claims (``figures.verify.claims``)."""
+    package = importlib.import_module(package_name)
+    return [importlib.import_module(f"{package_name}.{info.name}")
+            for info in pkgutil.iter_modules(package.__path__) if not info.name.startswith("_")]
+
+
+def unique_names(items, kind: str) -> list:
+    """``items``, after checking that their names are unique."""
+    names = [item.name for item in items]
+    if len(set(names)) != len(names):
+        raise ValueError(f"{kind} names must be unique, got {names}")
+    return items
+
+
+def _code_closure(module):
+    """The code a recipe module runs, its ``plot`` function left out (restyling a figure does not
+    recompute its data)."""
+    name, origin = module.__name__, getattr(module, "__file__", None)
+    found = module_file(name, project_root()) if is_project_module(name) else None
+    if found is not None and origin is not None and Path(origin).resolve() == found.resolve():
+        return code_closure(name, skip=("plot",))
+    return code_closure(name, skip=("plot",), text=inspect.getsource(module))  # loaded from elsewhere
 
 
 def discover_recipes() -> list[Recipe]:
     """All recipes of ``figures/recipes/``, sorted by name."""
-    package = importlib.import_module(RECIPE_PACKAGE)
-    recipes = [Recipe.from_module(importlib.import_module(f"{RECIPE_PACKAGE}.{info.name}"))
-               for info in pkgutil.iter_modules(package.__path__) if not info.name.startswith("_")]
-    names = [r.name for r in recipes]
-    if len(set(names)) != len(names):
-        raise ValueError(f"recipe names must be unique, got {names}")
-    return sorted(recipes, key=lambda r: r.name)
+    recipes = [Recipe.from_module(module) for module in public_modules(RECIPE_PACKAGE)]
+    return sorted(unique_names(recipes, "recipe"), key=lambda r: r.name)
 
 
-def select(items, only, *, kind: str = "recipe"):
+def select(items, only, *, kind: str = "recipe", flag: str = "--only"):
     """The items whose ``name`` is in ``only`` (names, possibly comma-separated); all if empty."""
     if not only:
         return list(items)
     wanted = [n.strip() for entry in only for n in entry.split(",") if n.strip()]
+    if not wanted:
+        raise ValueError(f"{flag} {','.join(only)!r} is not allowed: it names no {kind}; give names "
+                         "separated by commas, or leave the flag out to select all")
     known = {item.name for item in items}
     unknown = [n for n in wanted if n not in known]
     if unknown:
-        raise ValueError(f"--only {','.join(unknown)} is not allowed: unknown {kind} name; "
+        raise ValueError(f"{flag} {','.join(unknown)} is not allowed: unknown {kind} name; "
                          f"choose from {', '.join(sorted(known))}")
     return [item for item in items if item.name in wanted]

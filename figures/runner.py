@@ -21,6 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
+from numerics.pool import Terminated
+
 from .cache import DataCache, atomic_write, cache_key
 from .paths import OutputPaths
 from .style import figure_style
@@ -97,6 +99,8 @@ def run_recipe(recipe, *, paths: OutputPaths, quick: bool = False, force: bool =
                progress=None, echo=print) -> RecipeOutcome:
     """Compute (or load from the cache) and plot one recipe; failures become a 'failed' outcome."""
     progress = progress or progress_factory(False)
+    if paths is None:
+        raise ValueError("paths=None is not allowed: a recipe needs its OutputPaths")
     cache = DataCache(paths.cache)
     compute_s = plot_s = 0.0
     try:
@@ -111,36 +115,21 @@ def run_recipe(recipe, *, paths: OutputPaths, quick: bool = False, force: bool =
         return RecipeOutcome(recipe.name, status, reason, compute_s, plot_s, files)
     except _Skipped as exc:
         return RecipeOutcome(recipe.name, "skipped", str(exc), compute_s, plot_s)
-    except Exception as exc:  # reported in the closing table; the other recipes still run
+    except Terminated:
+        raise
+    except (Exception, SystemExit) as exc:  # reported in the closing table; the other recipes still run
         echo(f"recipe {recipe.name} failed:\n{traceback.format_exc()}")
         return RecipeOutcome(recipe.name, "failed", f"{type(exc).__name__}: {exc}", compute_s, plot_s)
 
 
-def _run_recipe_by_name(task) -> RecipeOutcome:
-    """Worker-process entry point: find the recipe by name and run it (no progress bars)."""
-    from .registry import discover_recipes
-
-    name, paths, quick, force = task
-    recipe = next(r for r in discover_recipes() if r.name == name)
-    return run_recipe(recipe, paths=paths, quick=quick, force=force)
-
-
 def run_recipes(recipes, *, paths: OutputPaths, quick: bool = False, force: bool = False,
-                progress=None, echo=print, jobs: int = 1) -> list[RecipeOutcome]:
-    """Run ``recipes`` (in input order, or on ``jobs`` worker processes); ``progress`` is a tqdm
-    factory (default: disabled; worker processes show none)."""
-    from .parallel import ordered_map
+                progress: bool | None = False, echo=print, jobs: int = 1) -> list[RecipeOutcome]:
+    """Run ``recipes`` (in input order, or on ``jobs`` worker processes, see ``figures.work``);
+    ``progress``: the live display (None: when stderr is a terminal; False: never)."""
+    from .work import RunOptions, run_items
 
-    def report(outcome):
-        echo(f"  {outcome.status:8s} {outcome.name}")
-
-    recipes = list(recipes)
-    if jobs == 1 or len(recipes) <= 1:
-        return ordered_map(lambda r: run_recipe(r, paths=paths, quick=quick, force=force,
-                                                progress=progress, echo=echo),
-                           recipes, on_result=report)
-    return ordered_map(_run_recipe_by_name, [(r.name, paths, quick, force) for r in recipes],
-                       jobs=jobs, on_result=report)
+    return run_items(recipes, RunOptions(paths=paths, quick=quick, force=force), jobs=jobs, echo=echo,
+                     display=progress)
 
 
 def outcome_table(outcomes, paths: OutputPaths) -> str:

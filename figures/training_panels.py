@@ -26,13 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["DEPENDS", "experiment_params", "compute_training_panels", "recipe_functions"]
+__all__ = ["experiment_params", "compute_training_panels", "recipe_functions"]
 
-# Modules whose source keys the cache of every training recipe (besides the recipe itself).
-DEPENDS = ("figures.training_panels", "numerics.dynamics.experiments", "numerics.dynamics.pgd",
-           "numerics.dynamics.risk_partials", "numerics.dynamics.overlap_steps", "numerics.dynamics.initial",
-           "numerics.dynamics.schedules", "numerics.dynamics.phase_portrait", "numerics.dynamics.flow", "theory.risk",
-           "theory.zeta")
 
 _Z_BAND = 1.96          # two-sided 95% normal quantile
 _LOGGED_POINTS = 400    # logged steps per run (plus the start)

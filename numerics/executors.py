@@ -4,8 +4,8 @@ A job is ``fn(seeds)`` evaluated on the runs of one experiment: the runs get the
 ``SeedSequence(seed).spawn(n_runs)``, are cut into contiguous chunks whose sizes depend only on
 n_runs and ``runs_per_task`` (never on the executor or the number of workers), each chunk is one
 task ``fn(list_of_its_seeds)``, and the chunk results come back in run order. So the same seed gives
-bit-identical numbers serially, on a ``concurrent.futures.ProcessPoolExecutor`` of any size, or on a
-dask.distributed cluster (pass the ``distributed.Client``: its ``get_executor()`` is used; dask is
+bit-identical numbers serially, on the project's process pool (``numerics.pool.WorkerPool``, any
+size), on any ``concurrent.futures`` executor, or on a dask.distributed cluster (pass the ``distributed.Client``: its ``get_executor()`` is used; dask is
 an optional dependency, never imported here).
 
 ``fn`` must be picklable for process and cluster executors (a module-level function, or a
@@ -21,6 +21,8 @@ import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
+
+from .pool import WorkerPool
 
 __all__ = ["RunJob", "chunk_sizes", "map_runs", "map_jobs"]
 
@@ -87,7 +89,7 @@ def _executor(executor):
         if executor == 1:
             yield _Serial()
         else:
-            with concurrent.futures.ProcessPoolExecutor(max_workers=int(executor)) as pool:
+            with WorkerPool(int(executor)) as pool:  # forkserver; terminated on an exception
                 yield pool
     elif hasattr(executor, "get_executor"):  # a dask.distributed Client
         yield executor.get_executor()
@@ -102,8 +104,8 @@ def map_jobs(jobs: Sequence[RunJob], *, executor=None, progress: bool = False,
              desc: str | None = None) -> list[list]:
     """Run every task of every job on ``executor``; return, per job, its chunk results in run order.
 
-    executor: None or "serial" (in this process), an int (a ProcessPoolExecutor with that many
-    workers, created and shut down here; 1 means serial), any concurrent.futures-style executor,
+    executor: None or "serial" (in this process), an int (a ``numerics.pool.WorkerPool`` with that
+    many workers, created and shut down here; 1 means serial), any concurrent.futures-style executor,
     or a distributed.Client. All tasks of all jobs are submitted at once (a sweep is load-balanced).
     ``progress`` shows a tqdm bar of finished tasks. The first failing task's exception is raised.
     """

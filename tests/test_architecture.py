@@ -72,31 +72,14 @@ def _private_violations(path: Path):
                     yield node.lineno, f"from {module} import {name}"
 
 
-# Imports in the orchestration of figures/ (the slr CLI, its runner and the hand-listed cache
-# dependencies), which is being rebuilt (one discovery and worker path, cache keys read from the
-# imports). Each entry must still exist (test below), so the list only shrinks; remove an entry
-# when its import goes.
-PENDING = {
-    "figures/cli.py: from figures.runner import _run_recipe_by_name",
-    "figures/cli.py: from figures.verify.report import _run_claim_by_id",
-    "tests/test_recipes_training.py: from figures.registry import _source_digest",
-}
-
-
 def _all_private_imports():
     return {f"{p.relative_to(ROOT)}: {text}": line
             for p in _python_files(ALL_CODE) for line, text in _private_violations(p)}
 
 
 def test_no_private_name_is_imported_across_modules():
-    found = [f"{where} (line {line})" for where, line in _all_private_imports().items()
-             if where not in PENDING]
+    found = [f"{where} (line {line})" for where, line in _all_private_imports().items()]
     assert not found, "private names imported across modules:\n" + "\n".join(found)
-
-
-def test_pending_private_imports_still_exist():
-    gone = PENDING - set(_all_private_imports())
-    assert not gone, f"remove from PENDING, these imports are gone: {sorted(gone)}"
 
 
 def test_the_private_import_scan_finds_violations(tmp_path, monkeypatch):

@@ -64,7 +64,7 @@ def browser(tmp_path_factory):
     options.binary_location = chromium
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run",
-                 "--disable-dev-shm-usage", "--window-size=1200,1600",
+                 "--disable-dev-shm-usage", "--window-size=1400,1600",
                  f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}"):
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
@@ -167,15 +167,14 @@ def _check(browser, page: Path) -> list:
 
 
 def test_every_page_renders_offline_with_typeset_math_and_working_links(browser, pages):
-    problems, typeset = [], 0
+    problems = []
     for page in pages:
         found, facts = _check(browser, page)
         problems += found
-        typeset += facts["containers"]
+        # Every derivation page is mostly equations: none may reach the browser without any.
+        if page.parent.name == "math" and page.name != "index.html" and facts["containers"] == 0:
+            problems.append(f"{page.relative_to(SITE)}: no typeset equation")
     assert not problems, "\n".join(problems)
-    # The derivation pages hold hundreds of equations: a site where MathJax never ran fails above,
-    # one where no equation reached the HTML fails here.
-    assert typeset > 500, f"only {typeset} typeset equations on the whole site"
 
 
 @pytest.mark.parametrize("page, shot", [("math/risk.html", "math.png"),

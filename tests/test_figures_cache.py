@@ -151,3 +151,47 @@ def test_bad_data_is_refused_before_writing(tmp_path, data, match):
 def test_non_json_parameters_are_refused():
     with pytest.raises(ValueError, match="not allowed"):
         cache_key("demo", "src", {"x": np.float32(1.0)}, 0)
+
+
+_MALFORMED = {
+    "list instead of an object": lambda m: [m],
+    "unknown format": lambda m: {**m, "format": 99},
+    "format as bool": lambda m: {**m, "format": True},
+    "missing dtype": lambda m: {**m, "arrays": {"a": {"shape": [5]}, "b": m["arrays"]["b"]}},
+    "bad dtype": lambda m: {**m, "arrays": {**m["arrays"], "a": {"dtype": "<q9", "shape": [5]}}},
+    "object dtype": lambda m: {**m, "arrays": {**m["arrays"], "a": {"dtype": "|O", "shape": [5]}}},
+    "null shape": lambda m: {**m, "arrays": {**m["arrays"], "a": {"dtype": "<f8", "shape": None}}},
+    "negative size": lambda m: {**m, "arrays": {**m["arrays"], "a": {"dtype": "<f8", "shape": [-5]}}},
+    "arrays as a list": lambda m: {**m, "arrays": ["a", "b"]},
+    "seed as text": lambda m: {**m, "seed": "7"},
+    "params as a list": lambda m: {**m, "params": [1]},
+}
+
+
+@pytest.mark.parametrize("how", sorted(_MALFORMED))
+def test_malformed_sidecar_is_corrupt_and_a_rewrite_heals_it(tmp_path, how):
+    cache = DataCache(tmp_path)
+    key = _save(cache)
+    meta = json.loads((tmp_path / "demo.json").read_text())
+    (tmp_path / "demo.json").write_text(json.dumps(_MALFORMED[how](meta)))
+    got = cache.load("demo", key)
+    assert got.status == "corrupt" and "sidecar" in got.reason, got
+    _save(cache)  # what the runner does on anything but a hit
+    assert cache.load("demo", key).status == "hit"
+
+
+def test_temporaries_of_dead_writers_are_removed_and_live_ones_kept(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from figures.cache import remove_stale_temporaries
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True)
+    stale = tmp_path / f".x.png.{int(dead.stdout)}-00ff.tmp"
+    live = tmp_path / f".y.png.{os.getpid()}-00ff.tmp"
+    stale.write_bytes(b"half")
+    live.write_bytes(b"half")
+    assert remove_stale_temporaries(tmp_path) == [stale]
+    assert not stale.exists() and live.exists()

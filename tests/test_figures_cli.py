@@ -79,7 +79,7 @@ def test_failed_figure_gives_nonzero_status(tmp_path, monkeypatch):
     calls = []
     monkeypatch.setattr(registry, "discover_recipes", lambda: [_recipe("bad", calls, fail=True),
                                                                _recipe("good", calls)])
-    assert main(["figures", "--quick", "--out", str(tmp_path)]) == 1
+    assert main(["figures", "--quick", "--out", str(tmp_path), "--jobs", "1"]) == 1  # in-process fakes
     assert (tmp_path / "figures" / "good.png").is_file()
 
 

@@ -31,9 +31,10 @@ def test_claim_outcomes():
 
     results = run_claims([ok, bad, nan, claim("boom", "s")(boom), claim("absent", "s")(absent)],
                          quick=True, echo=lambda *a: None)
-    assert [r.status for r in results] == ["pass", "fail", "fail", "error", "skipped"]
+    assert [r.status for r in results] == ["pass", "fail", "error", "error", "skipped"]  # NaN: not a measurement
     assert [r.ok for r in results] == [True, False, False, False, True]
     assert "ZeroDivisionError: oops" in results[3].measured_text and "traceback" in results[3].details
+    assert "measured=nan is not allowed" in results[2].measured_text
     assert "no_such_module_here" in results[4].measured_text
 
 
@@ -64,9 +65,9 @@ def test_report_files_with_nan_and_pipes(tmp_path):
                          echo=lambda *a: None)
     table = write_report(results, md_path=tmp_path / "v.md", json_path=tmp_path / "v.json", quick=True, seed=0)
     payload = json.loads((tmp_path / "v.json").read_text())
-    assert payload["claims"][0]["measured"] is None and payload["claims"][0]["status"] == "fail"
+    assert payload["claims"][0]["measured"] is None and payload["claims"][0]["status"] == "error"
     assert "p\\|q" in (tmp_path / "v.md").read_text()
-    assert "FAIL" in table
+    assert "ERROR" in table
 
 
 def test_registered_claims_cover_the_paper_items():

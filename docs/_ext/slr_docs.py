@@ -147,6 +147,8 @@ def write_verification_page(app) -> None:
                   f"**Tolerance.** {c['derivation']}", ""]
     # Plain text: statements contain '$' and '*' only as ordinary characters.
     text = "\n".join(lines).replace("$", "\\$")
+    # Statements cite their derivation: make it a link (an anchor that does not exist fails the build).
+    text = MATH_LINK.sub(lambda m: f"[{m.group(0)}](../math/{m.group(1)}.md#{m.group(2)})", text)
     _write(GENERATED / "verification.md", text)
 
 
@@ -162,7 +164,7 @@ def verbatim_docstring(app, what, name, obj, options, lines) -> None:
     if not lines:
         return
     cited = sorted(set(MATH_LINK.findall("\n".join(lines))))
-    body = ["::", ""] + [f"   {line}" if line else "" for line in lines] + [""]
+    body = [".. code-block:: text", ""] + [f"   {line}" if line else "" for line in lines] + [""]
     if cited:
         links = ", ".join(f"`{page}.md#{anchor} <../../math/{page}.html#{anchor}>`__" for page, anchor in cited)
         body += [f"Derivation: {links}", ""]

@@ -24,8 +24,6 @@ import numpy as np
 NAME = "bert_probing"
 TITLE = "Paper Section 2: logistic probes of bert-base-uncased's [CLS] state per layer and split"
 SEED = 20241002
-DEPENDS = ("numerics.probing.sentences", "numerics.probing.features", "numerics.probing.probes",
-           "numerics.probing.experiment")
 
 _EXTRA = ("torch", "transformers", "sklearn")
 _LABELS = {"train": "train", "test": "test", "ood_token": "OOD tokens", "ood_structure": "OOD structure"}

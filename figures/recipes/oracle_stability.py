@@ -20,7 +20,6 @@ from theory.parameters import PAPER_GAMMA, PAPER_L
 NAME = "oracle_stability"
 TITLE = "Oracle stability: smallest Hessian block eigenvalue vs lambda, lambda_c(d) -> sqrt(3)/2"
 SEED = 20250303
-DEPENDS = ("theory.stability", "theory.zeta", "theory.special")
 
 
 def params(quick: bool) -> dict:

@@ -24,8 +24,6 @@ from theory.parameters import PAPER_D, PAPER_GAMMA, PAPER_L
 NAME = "phase_portrait"
 TITLE = "Gradient flow on M in (kappa, nu): field, fixed points and their type, PGD trajectories"
 SEED = 20250102
-DEPENDS = ("theory.risk", "theory.zeta", "numerics.dynamics.pgd", "numerics.dynamics.initial", "numerics.dynamics.phase_portrait",
-           "numerics.dynamics.flow")
 
 
 def params(quick: bool) -> dict:

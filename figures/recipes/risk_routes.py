@@ -20,7 +20,6 @@ NAME = "risk_routes"
 TITLE = "Population risk: closed form vs quadrature vs Monte Carlo, on and off M"
 COST = 9  # seconds of a full compute, measured; orders slr reproduce's work
 SEED = 20250101
-DEPENDS = ("theory.risk", "theory.zeta", "theory.risk_quad", "numerics.montecarlo.population_risk")
 
 _PATHS = ("on M", "off M")
 

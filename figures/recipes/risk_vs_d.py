@@ -23,8 +23,6 @@ NAME = "risk_vs_d"
 TITLE = "Risk vs d: Bayes, oracle attention (best and prescribed lambda), linear (Prop 3), null"
 COST = 6  # seconds of a full compute, measured; orders slr reproduce's work
 SEED = 20250302
-DEPENDS = ("numerics.montecarlo.risk_vs_d", "theory.bayes", "numerics.montecarlo.bayes_risk", "theory.baselines", "theory.risk",
-           "theory.zeta", "numerics.montecarlo.population_risk", "theory.corollary2")
 
 _SIZES = {
     True: {"n_curve": 10, "n_points": 4, "n_bayes_mc": 4_000, "n_oracle_mc": 4_000, "d_quad_max": 100},

@@ -30,9 +30,6 @@ NAME = "sgd_vs_flow"
 TITLE = "Mean online-SGD trajectories approach the population gradient flow at rate alpha"
 COST = 13  # seconds of a full compute, measured; orders slr reproduce's work
 SEED = 20250116
-DEPENDS = ("numerics.sgd.experiment", "numerics.sgd.flow_gap", "numerics.dynamics.ode", "numerics.sgd.reduced", "numerics.sgd.trajectory", "numerics.executors",
-           "numerics.dynamics.flow", "numerics.dynamics.overlap_steps", "numerics.dynamics.schedules", "theory.parameters",
-           "theory.risk", "theory.zeta", "theory.special")
 
 _START = {"kappa": 0.3, "nu": 0.2, "theta": 0.1, "eta": -0.1, "rho": 0.15}
 _SIZES = {True: {"gap_runs": 512, "path_runs": 16, "workers": 1},

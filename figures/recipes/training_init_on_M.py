@@ -12,7 +12,6 @@ from .. import training_panels as panels
 NAME = "training_init_on_M"
 TITLE = "Training, init uniform on M, lambda = 0.1: all runs align with (k*, v*) up to sign (Theorem 5)"
 SEED = 20250111
-DEPENDS = panels.DEPENDS
 _ROW = 0
 
 

@@ -34,10 +34,6 @@ TITLE = ("Training by online SGD (d = 80, batch 5, lambda_t = 2/(1 + 1e-4 t)): p
          "fresh-test-set excess risk, overlaps, (kappa, nu) plane, distance to M")
 COST = 40  # seconds of a full compute, measured; orders slr reproduce's work
 SEED = 20250115
-# Modules whose source changes the numbers (the panel helper only draws: not a dependency).
-DEPENDS = ("numerics.sgd.experiment", "numerics.sgd.reduced", "numerics.sgd.trajectory", "numerics.executors",
-           "numerics.dynamics.initial", "numerics.dynamics.schedules", "numerics.dynamics.phase_portrait", "numerics.dynamics.flow",
-           "theory.parameters", "theory.risk", "theory.zeta", "theory.special")
 
 _ROW = 4                # SPEC §8, fifth row
 _LOGGED_POINTS = 200    # logged steps per run (plus the start); each costs a test set per run

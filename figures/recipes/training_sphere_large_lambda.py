@@ -13,7 +13,6 @@ NAME = "training_sphere_large_lambda"
 TITLE = "Training, init uniform on the sphere, lambda = 0.9: the oracle is a saddle, runs do not align"
 COST = 17  # seconds of a full compute, measured; orders slr reproduce's work
 SEED = 20250113
-DEPENDS = panels.DEPENDS
 _ROW = 2
 
 

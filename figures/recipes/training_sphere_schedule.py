@@ -13,7 +13,6 @@ NAME = "training_sphere_schedule"
 TITLE = "Training, init uniform on the sphere, lambda_t = 1/(1 + 1e-4 t): the schedule makes runs align"
 COST = 16  # seconds of a full compute, measured; orders slr reproduce's work
 SEED = 20250114
-DEPENDS = panels.DEPENDS
 _ROW = 3
 
 

@@ -12,7 +12,6 @@ from .. import training_panels as panels
 NAME = "training_sphere_small_lambda"
 TITLE = "Training, init uniform on the sphere, lambda = 0.1: most runs align, some stall off M"
 SEED = 20250112
-DEPENDS = panels.DEPENDS
 _ROW = 1
 
 

@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import math
 import importlib
 import importlib.util
-import pkgutil
 import time
 import traceback
 
 import numpy as np
+
+from numerics.pool import Terminated
 
 __all__ = ["Check", "Claim", "ClaimResult", "MissingPrerequisite", "claim", "discover_claims",
            "require"]
@@ -115,12 +117,14 @@ class Claim:
         start = time.perf_counter()
         row = dict(claim_id=self.claim_id, statement=self.statement)
         try:
-            check = self.check(quick, rng)
+            check = _checked(self.check(quick, rng))
         except MissingPrerequisite as exc:
             return ClaimResult(**row, method="-", measured=float("nan"), measured_text=str(exc),
                                tolerance=float("nan"), derivation="-", status="skipped",
                                seconds=time.perf_counter() - start)
-        except Exception as exc:  # reported as an error row, and a failure of the run
+        except Terminated:
+            raise
+        except (Exception, SystemExit) as exc:  # reported as an error row, and a failure of the run
             return ClaimResult(**row, method="-", measured=float("nan"),
                                measured_text=f"{type(exc).__name__}: {exc}", tolerance=float("nan"),
                                derivation="-", status="error", seconds=time.perf_counter() - start,
@@ -129,6 +133,27 @@ class Claim:
                            measured_text=check.measured_text, tolerance=float(check.tolerance),
                            derivation=check.derivation, status="pass" if check.passed else "fail",
                            seconds=time.perf_counter() - start, details=check.details)
+
+
+class InvalidCheck(Exception):
+    """A claim function returned something other than a well-formed ``Check``."""
+
+
+def _checked(check) -> Check:
+    """``check`` if it is a Check whose measured value is >= 0 (+inf: a failure) and whose
+    tolerance is finite and >= 0 (an infinite tolerance would make a check that cannot fail)."""
+    if not isinstance(check, Check):
+        raise InvalidCheck(f"the claim returned {type(check).__name__}, not a Check")
+    for field in ("measured", "tolerance"):
+        value = getattr(check, field)
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise InvalidCheck(f"{field}={value!r} is not a number") from None
+        if not (number >= 0 and (field == "measured" or math.isfinite(number))):
+            allowed = "a number >= 0 (inf for a failure)" if field == "measured" else "a finite number >= 0"
+            raise InvalidCheck(f"{field}={value!r} is not allowed: {allowed} is needed")
+    return check
 
 
 def claim(claim_id: str, statement: str):
@@ -141,13 +166,9 @@ def claim(claim_id: str, statement: str):
 
 def discover_claims() -> list[Claim]:
     """Every ``Claim`` at module level in ``figures/verify/claims/``, by module ``ORDER``, then source order."""
-    package = importlib.import_module(CLAIM_PACKAGE)
-    modules = [importlib.import_module(f"{CLAIM_PACKAGE}.{info.name}")
-               for info in pkgutil.iter_modules(package.__path__) if not info.name.startswith("_")]
+    from ..registry import public_modules, unique_names
+
     claims = []
-    for module in sorted(modules, key=lambda m: (getattr(m, "ORDER", 100), m.__name__)):
+    for module in sorted(public_modules(CLAIM_PACKAGE), key=lambda m: (getattr(m, "ORDER", 100), m.__name__)):
         claims += [obj for obj in vars(module).values() if isinstance(obj, Claim)]
-    ids = [c.claim_id for c in claims]
-    if len(set(ids)) != len(ids):
-        raise ValueError(f"claim ids must be unique, got {ids}")
-    return claims
+    return unique_names(claims, "claim")

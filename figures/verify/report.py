@@ -27,28 +27,14 @@ def _row(r: ClaimResult, *, long: bool):
             r.status.upper() if r.status in ("fail", "error") else r.status)
 
 
-def _run_claim_by_id(task) -> ClaimResult:
-    """Worker-process entry point: find the claim by id and run it."""
-    from .framework import discover_claims
+def run_claims(claims, *, quick: bool, seed: int = 0, echo=print, jobs: int = 1,
+               progress: bool | None = False) -> list[ClaimResult]:
+    """Run each claim (on ``jobs`` worker processes if > 1, see ``figures.work``), echoing one line
+    per claim as it finishes; results in input order. Each claim seeds its own stream, so ``jobs``
+    does not change any number."""
+    from ..work import RunOptions, run_items
 
-    claim_id, quick, seed = task
-    return next(c for c in discover_claims() if c.claim_id == claim_id)(quick=quick, seed=seed)
-
-
-def run_claims(claims, *, quick: bool, seed: int = 0, echo=print, jobs: int = 1) -> list[ClaimResult]:
-    """Run each claim (on ``jobs`` worker processes if > 1), echoing one line per claim as it
-    finishes; results in input order. Each claim seeds its own stream, so ``jobs`` does not
-    change any number."""
-    from ..parallel import ordered_map
-
-    def report(result):
-        echo(f"  {result.status:8s} {result.claim_id}  ({result.seconds:.1f} s)")
-
-    claims = list(claims)
-    if jobs == 1 or len(claims) <= 1:
-        return ordered_map(lambda c: c(quick=quick, seed=seed), claims, on_result=report)
-    return ordered_map(_run_claim_by_id, [(c.claim_id, quick, seed) for c in claims], jobs=jobs,
-                       on_result=report)
+    return run_items(claims, RunOptions(quick=quick, seed=seed), jobs=jobs, echo=echo, display=progress)
 
 
 def summary_line(results) -> str:

@@ -1,0 +1,192 @@
+"""Which project code a recipe runs, read from its imports, and one hash over it (the cache key's code part).
+
+``code_closure(module)`` follows the ``import`` statements (anywhere in a file, functions
+included) of a module of the project packages (``theory``, ``numerics``, ``figures``),
+transitively, without importing anything: files are found under the folder that holds those
+packages and parsed with ``ast``. Imports of other packages are not followed (their versions
+are in the cache key instead). Rules:
+
+- ``from pkg import name``: if ``pkg.name`` is a module, that module; else the module that
+  ``pkg`` re-exports ``name`` from (``from .sub import name`` in ``pkg/__init__.py``, followed
+  through further re-exports), plus the text of ``pkg/__init__.py`` itself (it decides what
+  ``name`` is); a name defined in ``pkg/__init__.py`` itself makes ``pkg`` a dependency.
+- A project module or name that cannot be found is an error (ValueError), never skipped.
+- ``skip``: names of functions left out, at any depth, of the starting module and of the
+  modules under ``skip_under`` (a recipe's ``plot``, and the ``plot`` its helpers build:
+  restyling a figure does not recompute its data), with the module-level imports used only by
+  them.
+
+``code_hash(module)`` is the SHA-256 over the names and texts of the closure.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import hashlib
+from pathlib import Path
+
+__all__ = ["CodeClosure", "code_closure", "code_hash", "is_project_module", "module_file", "project_root"]
+
+PROJECT_PACKAGES = ("theory", "numerics", "figures")
+
+
+def project_root() -> Path:
+    """The folder that holds the project packages (the checkout, or site-packages)."""
+    return Path(__file__).resolve().parent.parent
+
+
+def module_file(name: str, root: Path) -> Path | None:
+    base = root.joinpath(*name.split("."))
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+def is_project_module(name: str) -> bool:
+    return name.split(".")[0] in PROJECT_PACKAGES
+
+
+def _absolute(node: ast.ImportFrom, module: str, is_package: bool) -> str:
+    if not node.level:
+        return node.module or ""
+    parts = module.split(".") if is_package else module.split(".")[:-1]
+    parts = parts[:len(parts) - node.level + 1]
+    return ".".join(parts + ([node.module] if node.module else []))
+
+
+@dataclasses.dataclass
+class CodeClosure:
+    """Modules whose code runs (``followed``) and package files that only re-export (``texts``)."""
+
+    root: Path
+    start: str = ""
+    followed: dict = dataclasses.field(default_factory=dict)   # name -> text
+    texts: dict = dataclasses.field(default_factory=dict)      # name -> text of a re-exporting __init__
+
+    def modules(self) -> list[str]:
+        return sorted(set(self.followed) | set(self.texts))
+
+    def files(self) -> list[Path]:
+        return [module_file(name, self.root) for name in self.modules()]
+
+    def digest(self) -> str:
+        h = hashlib.sha256()
+        for name, text in sorted({**self.texts, **self.followed}.items()):
+            label = "<start>" if name == self.start else name  # the recipe's own name keys it elsewhere
+            h.update(label.encode() + b"\0" + text.encode() + b"\0")
+        return h.hexdigest()
+
+
+def _read(name: str, root: Path, importer: str) -> tuple[str, ast.Module, bool]:
+    path = module_file(name, root)
+    if path is None:
+        raise ValueError(f"module {name!r} imported by {importer} is not allowed: no such project module "
+                         f"under {root}")
+    text = path.read_text()
+    return text, ast.parse(text, filename=str(path)), path.name == "__init__.py"
+
+
+class _Drop(ast.NodeTransformer):
+    def __init__(self, skip):
+        self.skip = skip
+
+    def visit_FunctionDef(self, node):
+        return None if node.name in self.skip else self.generic_visit(node)
+
+
+def _without(tree: ast.Module, skip) -> ast.Module:
+    """The tree without the functions named in ``skip`` (at any depth) and the module-level
+    imports that only they use."""
+    if not skip:
+        return tree
+    body = _Drop(skip).visit(ast.Module(body=list(tree.body), type_ignores=[])).body
+    kept = ast.Module(body=[n for n in body if not isinstance(n, (ast.Import, ast.ImportFrom))], type_ignores=[])
+    used = {n.id for n in ast.walk(kept) if isinstance(n, ast.Name)}
+    used |= {n.value.id for n in ast.walk(kept) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)}
+
+    def needed(node):
+        return any((a.asname or a.name).split(".")[0] in used for a in node.names)
+
+    body = [n for n in body if not isinstance(n, (ast.Import, ast.ImportFrom)) or needed(n)]
+    return ast.Module(body=body, type_ignores=[])
+
+
+def _defines(tree: ast.Module, name: str) -> bool:
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+            return True
+        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and any(
+                isinstance(t, ast.Name) and t.id == name for t in targets):
+            return True
+    return False
+
+
+def _reexport(pkg: str, name: str, closure: CodeClosure, importer: str) -> str:
+    """The module ``name`` comes from when imported from package ``pkg``."""
+    text, tree, _ = _read(pkg, closure.root, importer)
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and any((a.asname or a.name) == name for a in node.names):
+            source = _absolute(node, pkg, True)
+            if is_project_module(source):
+                closure.texts[pkg] = text
+                original = next(a.name for a in node.names if (a.asname or a.name) == name)
+                return _target(source, original, closure, pkg)
+    if _defines(tree, name) or name == "*":
+        return pkg
+    raise ValueError(f"name {name!r} imported from {pkg} by {importer} is not allowed: {pkg} does not "
+                     "define or re-export it")
+
+
+def _target(module: str, name: str, closure: CodeClosure, importer: str) -> str:
+    """The module that ``from module import name`` depends on."""
+    if module_file(f"{module}.{name}", closure.root) is not None:
+        return f"{module}.{name}"
+    path = module_file(module, closure.root)
+    if path is not None and path.name == "__init__.py":
+        return _reexport(module, name, closure, importer)
+    return module
+
+
+def _imported(tree: ast.Module, module: str, is_package: bool, closure: CodeClosure) -> set[str]:
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if is_project_module(a.name)}
+        elif isinstance(node, ast.ImportFrom):
+            source = _absolute(node, module, is_package)
+            if is_project_module(source):
+                found |= {_target(source, a.name, closure, module) for a in node.names}
+    return found
+
+
+def code_closure(module: str, *, root: Path | None = None, skip=(), skip_under: str = "figures.recipes",
+                 text: str | None = None) -> CodeClosure:
+    """The project modules ``module`` runs (see the module docstring). ``text``: the source of
+    ``module`` when it is not a file under ``root`` (a module loaded from elsewhere)."""
+    closure = CodeClosure(root=project_root() if root is None else Path(root), start=module)
+    if text is None:
+        text, tree, is_package = _read(module, closure.root, "the caller")
+    else:
+        tree, is_package = ast.parse(text), False
+    tree = _without(tree, set(skip))
+    closure.followed[module] = ast.unparse(tree) if skip else text
+    todo = sorted(_imported(tree, module, is_package, closure))
+    while todo:
+        name = todo.pop()
+        if name in closure.followed:
+            continue
+        text, tree, is_package = _read(name, closure.root, module)
+        if skip and name.startswith(skip_under + "."):
+            tree = _without(tree, set(skip))
+            text = ast.unparse(tree)
+        closure.followed[name] = text
+        todo += sorted(_imported(tree, name, is_package, closure) - set(closure.followed))
+    return closure
+
+
+def code_hash(module: str, **kwargs) -> str:
+    """SHA-256 over the code ``module`` runs (``code_closure(module, **kwargs).digest()``)."""
+    return code_closure(module, **kwargs).digest()

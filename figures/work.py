@@ -1,0 +1,101 @@
+"""The one path by which figure recipes and claims run, in this process or on worker processes.
+
+An item is a ``Recipe`` (figures/recipes/) or a ``Claim`` (figures/verify/claims/). ``run_items``
+runs a list of them, mixed, with the run's options: in this process when ``jobs`` is 1,
+otherwise on the project's process pool (``numerics.pool``), where each worker finds its item
+again by kind and name (``run_named``: the single worker entry point) because items hold
+functions that are not picklable by value. Results come back in input order; one line per
+finished item is echoed, and a live display (``numerics.progress.LiveDisplay``) shows items
+done, running, their step-level progress forwarded from the workers, and the ETA when the
+output is a terminal.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from numerics import progress as progress_module
+from numerics.pool import ordered_map, worker_context
+
+from .paths import OutputPaths
+
+__all__ = ["RunOptions", "item_kind", "run_item", "run_items", "run_named"]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class RunOptions:
+    """What every item of a run shares: outputs, mode, recomputation, root seed of the claims."""
+
+    paths: OutputPaths | None = None
+    quick: bool = False
+    force: bool = False
+    seed: int = 0
+    show_progress: bool = True
+
+
+def item_kind(item) -> str:
+    """'figure' for a Recipe, 'claim' for a Claim."""
+    from .registry import Recipe
+    from .verify.framework import Claim
+
+    if isinstance(item, Recipe):
+        return "figure"
+    if isinstance(item, Claim):
+        return "claim"
+    raise ValueError(f"item={item!r} is not allowed: a Recipe or a Claim is needed")
+
+
+def _find(kind: str, name: str):
+    from . import registry, verify
+
+    items = registry.discover_recipes() if kind == "figure" else verify.discover_claims()
+    found = [item for item in items if item.name == name]
+    if not found:
+        raise ValueError(f"{kind} name={name!r} is not allowed: no such {kind}")
+    return found[0]
+
+
+def run_item(item, options: RunOptions):
+    """Run one item in this process: a ``RecipeOutcome`` for a recipe, a ``ClaimResult`` for a claim."""
+    if item_kind(item) == "figure":
+        from .runner import progress_factory, run_recipe
+
+        bars = progress_module.bar if options.show_progress else progress_factory(False)
+        return run_recipe(item, paths=options.paths, quick=options.quick, force=options.force, progress=bars)
+    return item(quick=options.quick, seed=options.seed)
+
+
+def run_named(task):
+    """Worker entry point: ``task = (kind, name, options)``; find the item and run it."""
+    kind, name, options = task
+    progress_module.task_started(f"{kind} {name}")
+    return run_item(_find(kind, name), options)
+
+
+def _echo_line(result) -> str:
+    if hasattr(result, "claim_id"):
+        return f"  {result.status:8s} claim {result.claim_id}  ({result.seconds:.1f} s)"
+    return f"  {result.status:8s} figure {result.name}"
+
+
+def run_items(items, options: RunOptions, *, jobs: int = 1, echo=print, display: bool | None = False) -> list:
+    """Run ``items`` (recipes and claims) in input order on ``jobs`` processes; see the module doc.
+
+    display: None shows the live display when stderr is a terminal; False never.
+    """
+    items = list(items)
+    pooled = jobs > 1 and len(items) > 1
+    if display is False:
+        options = dataclasses.replace(options, show_progress=False)
+    with progress_module.LiveDisplay(len(items), enabled=display, desc="slr",
+                                     context=worker_context() if pooled else None) as live:
+        write = live.write if live.enabled else echo
+
+        def done(result):
+            write(_echo_line(result))
+            live.item_done(("claim " + result.claim_id) if hasattr(result, "claim_id") else "figure " + result.name)
+
+        if not pooled:
+            return ordered_map(lambda item: run_item(item, options), items, on_result=done)
+        tasks = [(item_kind(item), item.name, options) for item in items]
+        return ordered_map(run_named, tasks, jobs=jobs, on_result=done, progress_queue=live.queue)

@@ -1,0 +1,178 @@
+"""The project's one process pool: workers that cannot deadlock, stop promptly and die with their parent.
+
+Used by the command line (figure recipes and claims, ``ordered_map``) and by the library's
+sweeps (``numerics.executors.map_jobs`` with an integer executor). Its rules:
+
+- Start method ``spawn``: a worker is never a ``fork`` of a parent that runs threads (tqdm's
+  monitor thread, a display thread, BLAS threads), so no worker can inherit a lock held by a
+  thread that does not exist in it. (``forkserver`` would avoid that too, but its workers are
+  children of the fork server, which outlives a killed parent as long as they live; a spawned
+  worker is a child of the parent itself, so the kernel can tell it when the parent dies.)
+- Workers ignore SIGINT: a Ctrl-C (sent by a terminal to the whole process group) interrupts
+  the parent alone, which then cancels the queued work and terminates the workers
+  (``WorkerPool.__exit__`` on an exception), instead of each worker carrying on with the
+  next queued item.
+- A worker ends when its parent dies, however the parent died (SIGKILL included): on Linux the
+  kernel sends it SIGTERM (``prctl(PR_SET_PDEATHSIG)``); everywhere a watchdog thread notices
+  the change of parent process (``os.getppid``) within a second. SIGTERM in a worker raises
+  ``SystemExit``, so ``finally`` blocks (removal of temporary files) run; the watchdog
+  ends the process for good after a grace period.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import ctypes
+import ctypes.util
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
+
+__all__ = ["Terminated", "WorkerPool", "available_cores", "ordered_map", "worker_context"]
+
+_PR_SET_PDEATHSIG = 1   # from <linux/prctl.h>
+_WATCHDOG_PERIOD = 0.5  # seconds between two looks at the parent process id
+_GRACE = 2.0            # seconds a worker has to clean up after SIGTERM before it is ended
+
+
+def available_cores() -> int:
+    """The number of cores this process may use (its CPU affinity where the OS reports it)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def worker_context():
+    """The multiprocessing context of the pool: spawn (see the module docstring)."""
+    return multiprocessing.get_context("spawn")
+
+
+class Terminated(SystemExit):
+    """Raised by SIGTERM in a worker (and in the command line): the process is being stopped.
+    Code that turns a task's ``SystemExit`` into a failure row must let this one through."""
+
+
+def _exit_after(seconds: float, code: int) -> None:
+    """End the process ``seconds`` from now, whatever its main thread is doing."""
+    def end():
+        time.sleep(seconds)
+        os._exit(code)
+
+    threading.Thread(target=end, name="exit-timer", daemon=True).start()
+
+
+_STOPPING = threading.Event()  # set in a worker once it was told to stop
+
+
+def _terminate_self(signum, frame):
+    # SystemExit runs the finally blocks of the task; the pool's worker loop catches it as a
+    # task failure and would carry on with a queued task, hence the flag that makes any further
+    # task stop before it starts (``_guarded``) and the timer that ends the process for good.
+    if not _STOPPING.is_set():
+        _STOPPING.set()
+        _exit_after(_GRACE, 128 + signum)
+    raise Terminated(128 + signum)
+
+
+def _guarded(fn, *args, **kwargs):
+    if _STOPPING.is_set():
+        raise Terminated(128 + signal.SIGTERM)
+    return fn(*args, **kwargs)
+
+
+def _watch_parent(ppid: int) -> None:
+    while os.getppid() == ppid:
+        time.sleep(_WATCHDOG_PERIOD)
+    _exit_after(_GRACE, 1)                 # even if the main thread is stuck in compiled code
+    os.kill(os.getpid(), signal.SIGTERM)   # clean exit first (SystemExit in the main thread)
+
+
+def _die_with_parent(ppid: int) -> None:
+    """Ask the kernel for SIGTERM when the parent ``ppid`` dies (Linux), and start the watchdog."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    threading.Thread(target=_watch_parent, args=(ppid,), name="parent-watchdog", daemon=True).start()
+    if os.getppid() != ppid:  # the parent died before the request was in place (or while we started)
+        os._exit(1)
+
+
+def _init_worker(parent_pid, progress_queue, initializer, initargs) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _terminate_self)
+    _die_with_parent(parent_pid)
+    from . import progress
+
+    progress.attach_queue(progress_queue)
+    if initializer is not None:
+        initializer(*initargs)
+
+
+class WorkerPool(concurrent.futures.ProcessPoolExecutor):
+    """A ``ProcessPoolExecutor`` with the rules of this module.
+
+    ``progress_queue``: where workers send their progress messages (``numerics.progress``),
+    None for none. Leaving the ``with`` block on an exception (KeyboardInterrupt included)
+    cancels the queued tasks and terminates the running ones at once.
+    """
+
+    def __init__(self, max_workers: int, *, progress_queue=None, initializer=None, initargs=()):
+        if not (isinstance(max_workers, int) and not isinstance(max_workers, bool) and max_workers >= 1):
+            raise ValueError(f"max_workers={max_workers!r} is not allowed: a positive integer is needed")
+        super().__init__(max_workers=max_workers, mp_context=worker_context(), initializer=_init_worker,
+                         initargs=(os.getpid(), progress_queue, initializer, initargs))
+
+    def submit(self, fn, /, *args, **kwargs):
+        return super().submit(_guarded, fn, *args, **kwargs)
+
+    def terminate(self) -> None:
+        """Cancel the queued tasks, stop the running ones (SIGTERM, then SIGKILL) and reap them."""
+        processes = list((getattr(self, "_processes", None) or {}).values())
+        self.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            with contextlib.suppress(Exception):
+                process.terminate()
+        deadline = time.monotonic() + 2 * _GRACE
+        for process in processes:
+            process.join(max(0.0, deadline - time.monotonic()))
+            if process.is_alive():
+                process.kill()
+                process.join()
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is not None:
+            self.terminate()
+            return False
+        return super().__exit__(exc_type, exc, tb)
+
+
+def ordered_map(fn, items, *, jobs: int = 1, on_result=None, progress_queue=None) -> list:
+    """``[fn(x) for x in items]``, on ``min(jobs, len(items))`` worker processes when jobs > 1.
+
+    ``fn`` must be picklable (a module-level function); ``on_result(result)`` is called in this
+    process as each result arrives (in completion order). The first exception a task raised is
+    raised here, after the other tasks were cancelled.
+    """
+    items = list(items)
+    if not (isinstance(jobs, int) and not isinstance(jobs, bool) and jobs >= 1):
+        raise ValueError(f"jobs={jobs!r} is not allowed: jobs must be a positive integer")
+    if jobs == 1 or len(items) <= 1:
+        results = []
+        for x in items:
+            results.append(fn(x))
+            if on_result is not None:
+                on_result(results[-1])
+        return results
+    with WorkerPool(min(jobs, len(items)), progress_queue=progress_queue) as pool:
+        futures = [pool.submit(fn, x) for x in items]
+        for future in concurrent.futures.as_completed(futures):
+            result = future.result()
+            if on_result is not None:
+                on_result(result)
+        return [f.result() for f in futures]

@@ -1,0 +1,129 @@
+"""Cache keys computed from the code (figures/codehash.py): every project module a recipe runs,
+read from the imports, keys its cache entry; a misspelled module is an error."""
+
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from figures.cache import DataCache, cache_key
+from figures.codehash import code_closure, project_root
+from figures.registry import Recipe, discover_recipes
+
+RECIPES = ("risk_routes", "phase_portrait", "training_init_on_M")
+
+
+@pytest.fixture(scope="module")
+def scratch_root(tmp_path_factory):
+    """A scratch copy of the three project packages, to be edited."""
+    root = tmp_path_factory.mktemp("scratch")
+    for package in ("theory", "numerics", "figures"):
+        shutil.copytree(project_root() / package, root / package, ignore=shutil.ignore_patterns("__pycache__"))
+    return root
+
+
+def _key(name, root):
+    closure = code_closure(f"figures.recipes.{name}", root=root, skip=("plot",))
+    return cache_key(name, closure.digest(), {"n": 1}, 0), closure
+
+
+@pytest.mark.parametrize("name", RECIPES)
+def test_editing_any_imported_module_makes_the_entry_stale(scratch_root, tmp_path, name):
+    key, closure = _key(name, scratch_root)
+    cache = DataCache(tmp_path)
+    cache.save(name, key, {"x": np.zeros(2)}, recipe=name, source_hash=closure.digest(), params={"n": 1}, seed=0)
+    assert cache.load(name, key).status == "hit"
+    assert len(closure.modules()) >= 6
+    for module, path in zip(closure.modules(), closure.files()):
+        original = path.read_text()
+        path.write_text(original + "\n_EDITED_BY_TEST = 1\n")
+        try:
+            edited, _ = _key(name, scratch_root)
+        finally:
+            path.write_text(original)
+        assert cache.load(name, edited).status == "stale", module
+    assert _key(name, scratch_root)[0] == key  # restored: the entry is valid again
+
+
+def test_the_issue_examples_are_covered():
+    """Editing numerics.task or numerics.geometry makes risk_routes stale, and the modules of the
+    PGD step phase_portrait (found from the functions, so that renames do not matter)."""
+    from numerics import overlap_pgd, sample_task, vectors_from_overlaps
+
+    recipes = {r.name: r for r in discover_recipes()}
+    assert {sample_task.__module__, vectors_from_overlaps.__module__} <= set(recipes["risk_routes"].code_modules)
+    assert overlap_pgd.__module__ in recipes["phase_portrait"].code_modules
+
+
+@pytest.mark.parametrize("name", ["risk_routes", "phase_portrait"])
+def test_every_project_module_whose_code_runs_is_in_the_closure(name):
+    """An independent route: record the project files whose functions are called while the
+    recipe computes (quick size); each must be in the closure read from the imports."""
+    recipe = {r.name: r for r in discover_recipes()}[name]
+    root = project_root()
+    ran = set()
+
+    def record(frame, event, arg):
+        if event == "call":
+            ran.add(frame.f_code.co_filename)
+
+    from numerics.progress import bar
+
+    sys.setprofile(record)
+    try:
+        recipe.compute(recipe.params(True), np.random.default_rng(0), bar)
+    finally:
+        sys.setprofile(None)
+    modules = set()
+    for filename in ran:
+        path = Path(filename).resolve()
+        if root in path.parents and path.parts[len(root.parts)] in ("theory", "numerics"):
+            parts = path.relative_to(root).with_suffix("").parts
+            modules.add(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    modules.discard("numerics.progress")  # the progress bar the runner passes in, not the recipe's code
+    assert modules and modules <= set(recipe.code_modules), modules - set(recipe.code_modules)
+
+
+_MODULE = '''
+NAME, TITLE, SEED = "x", "x", 0
+{imports}
+
+
+def params(quick):
+    return {{}}
+
+
+def compute(p, rng, progress):
+    return {{"y": 1}}
+
+
+def plot(data, p):
+    return None
+'''
+
+
+def _recipe_from(tmp_path, imports):
+    import importlib.util
+
+    path = tmp_path / "scratch_recipe.py"
+    path.write_text(_MODULE.format(imports=imports))
+    spec = importlib.util.spec_from_file_location("scratch_recipe", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("line, message", [
+    ("import numerics.no_such_module  # noqa", "module 'numerics.no_such_module'"),
+    ("from theory import no_such_name  # noqa", "name 'no_such_name' imported from theory"),
+])
+def test_an_unknown_project_module_is_an_error(tmp_path, line, message):
+    source = _MODULE.format(imports=line)
+    with pytest.raises(ValueError, match=message):
+        code_closure("scratch_recipe", text=source)
+    module = _recipe_from(tmp_path, "")
+    module.DEPENDS = ("numerics.task",)
+    with pytest.raises(ValueError, match="defines DEPENDS, which is not allowed"):
+        Recipe.from_module(module)

@@ -1,0 +1,140 @@
+"""Hostile input and faults at the command line: arguments checked before any work, claims not
+trusted, interrupts with real signals on real processes."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from figures.cli import main
+from figures.verify import Check, claim
+
+from test_pool import descendants, kill_group, state, wait_for
+
+
+def _usage_error(argv, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    return capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["verify", "reproduce", "risk"])
+def test_negative_seed_is_rejected_at_parse_time_naming_the_flag(command, capsys, monkeypatch):
+    import figures.registry as registry
+
+    monkeypatch.setattr(registry, "discover_recipes", lambda: pytest.fail("work started"))
+    extra = ["--d", "3", "--lam", "1", "--kappa", "0", "--nu", "0"] if command == "risk" else []
+    err = _usage_error([command, "--seed", "-1", *extra], capsys)
+    assert "--seed" in err and "'-1' is not allowed" in err
+
+
+@pytest.mark.parametrize("argv", [["figures", "--only", ","], ["verify", "--only", " , "],
+                                  ["reproduce", "--only-claim", ","]])
+def test_only_naming_nothing_is_an_error(argv, tmp_path, capsys):
+    err = _usage_error([*argv, "--out", str(tmp_path)], capsys)
+    assert "names no" in err and argv[1] in err
+    assert not (tmp_path / "verification.md").exists()
+
+
+@pytest.mark.parametrize("flag", ["--out", "--cache"])
+def test_file_as_output_folder_is_found_before_any_work(flag, tmp_path, capsys, monkeypatch):
+    import figures.registry as registry
+
+    monkeypatch.setattr(registry, "discover_recipes", lambda: pytest.fail("work started"))
+    blocker = tmp_path / "a_file"
+    blocker.write_text("x")
+    argv = ["figures", flag, str(blocker / "sub" if flag == "--cache" else blocker)]
+    err = _usage_error(argv, capsys)
+    assert f"{flag} {blocker}" in err and "writable folder" in err
+
+
+def test_verify_unwritable_out_fails_before_running_claims(tmp_path, capsys, monkeypatch):
+    import figures.verify as verify
+
+    monkeypatch.setattr(verify, "discover_claims", lambda: pytest.fail("work started"))
+    blocker = tmp_path / "a_file"
+    blocker.write_text("x")
+    assert "writable folder" in _usage_error(["verify", "--out", str(blocker)], capsys)
+
+
+def test_jobs_is_capped_at_the_cores_available(tmp_path, capsys, monkeypatch):
+    import figures.cli as cli
+    import figures.verify as verify
+
+    seen = []
+    monkeypatch.setattr(cli, "available_cores", lambda: 1)
+    monkeypatch.setattr(verify, "discover_claims", lambda: [])
+    monkeypatch.setattr("figures.work.run_items", lambda items, options, *, jobs, **kw: seen.append(jobs) or [])
+    assert main(["verify", "--jobs", "1000", "--out", str(tmp_path)]) == 0
+    assert seen == [1] and "--jobs 1000 capped at 1" in capsys.readouterr().err
+
+
+def _bad_claims():
+    def exits(quick, rng):
+        raise SystemExit(0)
+
+    def nothing(quick, rng):
+        return None
+
+    def negative(quick, rng):
+        return Check(method="m", measured=-1.0, measured_text="", tolerance=1.0, derivation="d")
+
+    def fine(quick, rng):
+        return Check(method="m", measured=0.5, measured_text="", tolerance=1.0, derivation="d")
+
+    return [claim(name, "s")(fn) for name, fn in
+            (("exits", exits), ("none", nothing), ("negative", negative), ("fine", fine))]
+
+
+def test_verify_does_not_trust_its_claims(tmp_path, monkeypatch):
+    import figures.verify as verify
+
+    monkeypatch.setattr(verify, "discover_claims", _bad_claims)
+    assert main(["verify", "--out", str(tmp_path), "--jobs", "1"]) == 1
+    report = json.loads((tmp_path / "verification.json").read_text())
+    status = {c["claim_id"]: (c["status"], c["measured_text"]) for c in report["claims"]}
+    assert status["exits"] == ("error", "SystemExit: 0")
+    assert status["none"][0] == "error" and "NoneType, not a Check" in status["none"][1]
+    assert status["negative"][0] == "error" and "measured=-1.0 is not allowed" in status["negative"][1]
+    assert status["fine"][0] == "pass"
+
+
+# --- interrupts of the real command on real worker processes ---------------------------------
+
+def _start_slr(tmp_path):
+    """``slr figures`` at full size on two long recipes, two workers, forced recomputation."""
+    argv = [sys.executable, "-m", "figures", "--only", "risk_vs_d,risk_routes", "--force", "--jobs", "2",
+            "--no-progress", "--out", str(tmp_path)]
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, env={**os.environ, "MPLBACKEND": "Agg"})
+    # the two workers have started (their names are python processes under the parent)
+    assert wait_for(lambda: len(descendants(proc.pid)) >= 3, timeout=60)
+    time.sleep(3)  # well inside the recipes' computation
+    return proc
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("signum, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGKILL, -9)])
+def test_interrupted_run_stops_promptly_and_leaves_no_worker(tmp_path, signum, status):
+    proc = _start_slr(tmp_path)
+    try:
+        family = descendants(proc.pid)
+        start = time.monotonic()
+        os.kill(proc.pid, signum)
+        proc.wait(timeout=30)
+        # Before the change, Ctrl-C took 18-45 s (workers ran the queued items) and the workers
+        # outlived SIGTERM and SIGKILL indefinitely. The recipes themselves take minutes.
+        assert time.monotonic() - start < 10
+        assert proc.returncode == status, proc.stderr.read()[-2000:]
+        # A worker still starting up (importing) on a loaded machine notices at its initializer.
+        assert wait_for(lambda: all(state(p) != "alive" for p in family), timeout=30), \
+            [(p, state(p), open(f"/proc/{p}/cmdline").read()[:90]) for p in family if state(p) == "alive"]
+        leftovers = [p for p in tmp_path.rglob(".*.tmp")]
+        assert leftovers == []
+    finally:
+        kill_group(proc.pid)

@@ -1,0 +1,184 @@
+"""The process pool (numerics/pool.py): no fork of a threaded parent, workers die with their
+parent, prompt cancellation, temporary files removed; all with real processes and signals."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from numerics.pool import WorkerPool, ordered_map, worker_context
+
+# The reproducer of the hang: a thread of the parent holds tqdm's lock (as tqdm's monitor
+# thread does while it looks at the bars) while the pool starts its workers; each task makes
+# a disabled tqdm bar, which takes that lock. A forked worker inherits the lock held by a
+# thread that does not exist in it and blocks forever; a forkserver or spawned worker does not.
+REPRODUCER = textwrap.dedent('''
+    import sys, threading
+    from tqdm.auto import tqdm
+    from numerics.pool import ordered_map
+
+    def task(i):
+        with tqdm(total=3, disable=True) as bar:
+            bar.update(3)
+        return i
+
+    if __name__ == "__main__":
+        held, release = threading.Event(), threading.Event()
+        def hold():
+            with tqdm.get_lock():
+                held.set()
+                release.wait()
+        threading.Thread(target=hold, daemon=True).start()
+        held.wait()
+        if sys.argv[1] == "fork":  # the former pool: the default start method on Linux
+            import concurrent.futures, multiprocessing
+            with concurrent.futures.ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) as ex:
+                out = list(ex.map(task, range(6)))
+        else:
+            out = ordered_map(task, range(6), jobs=2)
+        release.set()
+        assert out == list(range(6)), out
+        print("done")
+''')
+
+
+def _run_script(tmp_path, text, *args, timeout):
+    script = tmp_path / "script.py"
+    script.write_text(text)
+    proc = subprocess.Popen([sys.executable, "-W", "error::DeprecationWarning", str(script), *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+        return proc.returncode, out, err
+    except subprocess.TimeoutExpired:
+        return None, "", ""
+    finally:
+        kill_group(proc.pid)
+
+
+def kill_group(pgid):
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def test_pool_never_forks():
+    assert worker_context().get_start_method() == "spawn"
+
+
+def test_fork_reproducer_hangs_with_fork_and_passes_with_the_pool(tmp_path):
+    if "fork" in __import__("multiprocessing").get_all_start_methods():
+        # The reproducer does reproduce: with fork the workers block (8 s is ample for 6 tiny tasks).
+        assert _run_script(tmp_path, REPRODUCER, "fork", timeout=8)[0] is None
+    code, out, err = _run_script(tmp_path, REPRODUCER, "pool", timeout=120)
+    assert (code, out.strip()) == (0, "done"), err
+
+
+def _double(x):
+    return 2 * x
+
+
+def _fail_on_three(x):
+    if x == 3:
+        raise ZeroDivisionError("three")
+    return x
+
+
+def test_ordered_map_keeps_order_and_raises_the_task_error():
+    assert ordered_map(_double, range(7), jobs=2) == [2 * i for i in range(7)]
+    with pytest.raises(ZeroDivisionError, match="three"):
+        ordered_map(_fail_on_three, range(6), jobs=2)
+    with pytest.raises(ValueError, match="jobs=0"):
+        ordered_map(_double, [1], jobs=0)
+    with pytest.raises(ValueError, match="max_workers=True"):
+        WorkerPool(True)
+
+
+def state(pid):
+    """'gone', 'zombie' or 'alive' (a zombie has exited; its reaper may not be running)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return "zombie" if fh.read().rsplit(")", 1)[1].split()[0] in "ZX" else "alive"
+    except (FileNotFoundError, ProcessLookupError):
+        return "gone"
+
+
+def descendants(pid):
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+            except (FileNotFoundError, ProcessLookupError, IndexError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def wait_for(predicate, timeout, period=0.1):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(period)
+    return predicate()
+
+
+# A parent whose two workers each write half of a file through atomic_write and then sleep:
+# the temporary file exists while the parent is killed.
+PARENT = textwrap.dedent('''
+    import sys, time
+    from pathlib import Path
+    from figures.cache import atomic_write
+    from numerics.pool import ordered_map
+
+    def slow_write(path):
+        def write(fh):
+            fh.write(b"half")
+            fh.flush()
+            print("writing", flush=True)
+            time.sleep(600)
+        atomic_write(Path(path), write)
+
+    if __name__ == "__main__":
+        folder = Path(sys.argv[1])
+        ordered_map(slow_write, [str(folder / f"out{i}.bin") for i in range(4)], jobs=2)
+''')
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM, signal.SIGINT])
+def test_killed_parent_leaves_no_worker_and_no_temporary_file(tmp_path, signum):
+    script = tmp_path / "parent.py"
+    script.write_text(PARENT)
+    folder = tmp_path / "outputs"
+    folder.mkdir()
+    proc = subprocess.Popen([sys.executable, str(script), str(folder)], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True, start_new_session=True)
+    try:
+        assert proc.stdout.readline().strip() == "writing"
+        assert proc.stdout.readline().strip() == "writing"  # both workers hold a temporary file
+        family = descendants(proc.pid)
+        assert len(list(folder.glob(".*.tmp"))) == 2 and len(family) >= 2
+        start = time.monotonic()
+        os.kill(proc.pid, signum)
+        proc.wait(timeout=30)
+        # Workers notice within the watchdog period plus the grace period of numerics.pool (2.5 s).
+        assert wait_for(lambda: all(state(p) != "alive" for p in family), timeout=15), \
+            [(p, state(p)) for p in family]
+        stopped = time.monotonic() - start
+        assert list(folder.iterdir()) == []  # no temporary file, and no half-written output
+        assert stopped < 10
+    finally:
+        kill_group(proc.pid)

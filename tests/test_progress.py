@@ -1,0 +1,87 @@
+"""Progress a person sees (numerics/progress.py): under a pseudo-terminal, the step-level bar of a
+task running in a worker process reaches the terminal through the parent's live display; with
+no terminal nothing is drawn."""
+
+import fcntl
+import os
+import pty
+import select
+import struct
+import subprocess
+import sys
+import termios
+import textwrap
+import time
+
+import pytest
+
+from numerics.progress import LiveDisplay
+
+SCRIPT = textwrap.dedent('''
+    import time
+    from numerics import progress
+    from numerics.pool import ordered_map, worker_context
+
+    def task(i):
+        progress.task_started(f"item {i}")
+        with progress.bar(total=40, desc=f"steps of item {i}") as bar:
+            for _ in range(40):
+                time.sleep(0.02)
+                bar.update(1)
+        return i
+
+    if __name__ == "__main__":
+        with progress.LiveDisplay(3, context=worker_context(), desc="run") as live:
+            out = ordered_map(task, range(3), jobs=2, progress_queue=live.queue,
+                              on_result=lambda r: live.item_done(f"item {r}"))
+        print("results", out, "display", live.enabled)
+''')
+
+
+def _read_all(fd, proc, timeout):
+    chunks, deadline = [], time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.2)
+        if ready:
+            try:
+                data = os.read(fd, 65536)
+            except OSError:  # the terminal closed
+                break
+            if not data:
+                break
+            chunks.append(data)
+        elif proc.poll() is not None:
+            break
+    return b"".join(chunks).decode(errors="replace")
+
+
+@pytest.mark.skipif(not hasattr(pty, "openpty") or sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_worker_progress_reaches_the_terminal(tmp_path):
+    script = tmp_path / "run.py"
+    script.write_text(SCRIPT)
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 160, 0, 0))  # a terminal's size
+    proc = subprocess.Popen([sys.executable, str(script)], stdin=slave, stdout=slave, stderr=slave,
+                            start_new_session=True)
+    os.close(slave)
+    try:
+        text = _read_all(master, proc, timeout=240)
+        assert proc.wait(timeout=30) == 0, text[-3000:]
+    finally:
+        os.close(master)
+        if proc.poll() is None:
+            proc.kill()
+    assert "results [0, 1, 2] display True" in text
+    # step-level progress sent by the workers: a partial count of some item's 40 steps
+    partial = [f"{k}/40" for k in range(1, 40)]
+    assert "steps of item" in text and any(p in text for p in partial), text[-3000:]
+    assert "run:" in text and "3/3" in text  # the items bar reached the end
+
+
+def test_display_is_off_without_a_terminal(tmp_path):
+    with open(tmp_path / "log", "w") as stream:
+        with LiveDisplay(2, stream=stream) as live:
+            assert not live.enabled and live.queue is None
+            live.item_done("a")
+            live.handle((1, "bar", "x", 1, 2)) if live.enabled else None
+    assert (tmp_path / "log").read_text() == ""
