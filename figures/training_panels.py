@@ -108,17 +108,13 @@ def compute_training_panels(p: dict, rng: np.random.Generator, progress) -> dict
 
 
 def recipe_functions(row: int):
-    """(params, compute, plot) of the recipe for SPEC §8 row ``row`` (0-3): the four training
-    recipe modules differ only in their row, name, title and seed."""
+    """(params, compute) of the recipe for SPEC §8 row ``row`` (0-3): the four training recipe
+    modules differ only in their row, name, title and seed. Each defines its own ``plot`` (drawn by
+    ``figures.training_plot``), which the cache key leaves out: restyling does not recompute."""
     def params(quick: bool) -> dict:
         return experiment_params(row, quick)
 
     def compute(p: dict, rng, progress) -> dict:
         return compute_training_panels(p, rng, progress)
 
-    def plot(data: dict, p: dict):
-        from .training_plot import plot_training_panels
-
-        return plot_training_panels(data, p)
-
-    return params, compute, plot
+    return params, compute

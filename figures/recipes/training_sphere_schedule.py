@@ -16,4 +16,11 @@ SEED = 20250114
 _ROW = 3
 
 
-params, compute, plot = panels.recipe_functions(_ROW)
+params, compute = panels.recipe_functions(_ROW)
+
+
+def plot(data: dict, p: dict):
+    """The four panels, drawn by ``figures.training_plot`` (not part of the cache key)."""
+    from ..training_plot import plot_training_panels
+
+    return plot_training_panels(data, p)
