@@ -25,3 +25,20 @@ def agg_backend(monkeypatch):
 
     monkeypatch.setenv("MPLBACKEND", "Agg")
     matplotlib.use("Agg")
+
+
+@pytest.fixture(scope="session")
+def quick_claim():
+    """``quick_claim(claim_id)``: the claim's quick-mode result at seed 0, computed once per session
+    and shared by the tests that only read it."""
+    from figures.verify import discover_claims
+
+    claims = {c.claim_id: c for c in discover_claims()}
+    cache = {}
+
+    def get(claim_id):
+        if claim_id not in cache:
+            cache[claim_id] = claims[claim_id](quick=True, seed=0)
+        return cache[claim_id]
+
+    return get

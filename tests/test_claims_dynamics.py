@@ -17,8 +17,8 @@ CLAIMS = {c.claim_id: c for c in discover_claims()}
 
 
 @pytest.mark.parametrize("claim_id", IDS)
-def test_claim_passes_in_quick_mode(claim_id):
-    result = CLAIMS[claim_id](quick=True, seed=0)
+def test_claim_passes_in_quick_mode(claim_id, quick_claim):
+    result = quick_claim(claim_id)
     assert result.status == "pass", (result.measured_text, result.details.get("traceback"))
     assert result.method and result.derivation and np.isfinite(result.tolerance)
     assert result.measured <= result.tolerance

@@ -21,8 +21,8 @@ def _claim(claim_id):
 
 
 @pytest.mark.parametrize("claim_id", IDS)
-def test_claim_passes_in_quick_mode(claim_id):
-    result = _claim(claim_id)(quick=True)
+def test_claim_passes_in_quick_mode(claim_id, quick_claim):
+    result = quick_claim(claim_id)
     assert result.status == "pass", (result.measured_text, result.details.get("traceback"))
     assert 0 <= result.measured <= result.tolerance and math.isfinite(result.tolerance)
     assert result.method and result.derivation and result.measured_text

@@ -22,8 +22,8 @@ def run(claim_id):
 
 
 @pytest.mark.parametrize("claim_id", OURS)
-def test_claim_passes_in_quick_mode(claim_id):
-    result = run(claim_id)
+def test_claim_passes_in_quick_mode(claim_id, quick_claim):
+    result = quick_claim(claim_id)
     assert result.status == "pass", (result.measured_text, result.details.get("traceback"))
     assert result.method and result.derivation and result.measured_text
     assert result.measured <= result.tolerance

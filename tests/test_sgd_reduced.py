@@ -88,6 +88,47 @@ def test_bartlett_pair_has_the_law_of_the_gaussian_sums(rng):
     assert ks_2samp(explicit[2], bartlett(m)[2]).pvalue < level
 
 
+@pytest.mark.parametrize("d", [6, 9, 40])
+def test_the_simulator_draws_its_bartlett_variables_with_the_right_degrees_of_freedom(d, rng):
+    # The law test above feeds _perp_pair degrees of freedom it picks itself; here the simulator's own
+    # draw (_draw_chunk) is checked: a11^2 ~ chi2(d-4), a22^2 ~ chi2(d-5), n21 ~ N(0, 1), which with
+    # the test above gives the Wishart(d-4, Sigma) Gram matrix of the orthogonal pair (module
+    # docstring, step 3). One-sample KS, 3 tests per d, 9 in the family: level 1e-3 / 9.
+    from scipy.stats import chi2, kstest
+
+    level, n = 1e-3 / 9, 20000
+    streams = [sr.child_streams(g, 5)[:4] for g in sr.run_generators(rng, 1)]
+    _, _, a11, n21, a22 = sr._draw_chunk(streams, n, d, 1, 2, 0.7, 0.1)
+    m = d - 4
+    assert kstest(a11[0] ** 2, chi2(m).cdf).pvalue > level
+    assert kstest(a22[0] ** 2, chi2(m - 1).cdf).pvalue > level
+    assert kstest(n21[0], norm.cdf).pvalue > level
+    # Power: one degree of freedom more or less is seen at this sample size (the mean moves by one
+    # against a spread sqrt(2 m)).
+    assert kstest(a22[0] ** 2, chi2(m).cdf).pvalue < level
+    assert kstest(a11[0] ** 2, chi2(m - 1).cdf).pvalue < level
+
+
+def test_reduced_simulator_follows_a_decreasing_schedule_in_law(rng):
+    # lambda_t = 2 / (1 + 0.2 t) falls from 2 to 0.5 over the 15 steps: the step must use lambda_t.
+    # KS on the five overlaps at 3 steps (15 tests, level 1e-3 / 15), and power: the same battery
+    # rejects the reduced simulator run at the constant lambda_0 (a step that ignores the schedule).
+    d, alpha, n_runs, steps = 20, 0.05, 1000, (5, 10, 15)
+    problem = Problem(d=d, L=10, eps=0.1, lam=2.0)
+    schedule = PaperSchedule(lam0=2.0, rate=0.2)
+    level = 1e-3 / (len(steps) * len(OVERLAP_NAMES))
+    vecs = [np.tile(a, (n_runs, 1)) for a in vectors_from_overlaps(START, d)]
+    kw = dict(alpha=alpha, n_steps=max(steps), batch_size=5, log_every=1)
+    full = online_sgd_full(problem, *vecs, rng=rng, schedule=schedule, **kw)
+    reduced = online_sgd_reduced(problem, _tile(START, n_runs), rng=rng, schedule=schedule, **kw)
+    constant = online_sgd_reduced(problem, _tile(START, n_runs), rng=rng, **kw)
+    assert np.array_equal(full.lam, reduced.lam) and full.lam[-1] == 0.5
+    p = lambda a, b: min(ks_2samp(getattr(a, name)[s], getattr(b, name)[s]).pvalue
+                         for s in steps for name in OVERLAP_NAMES)
+    assert p(full, reduced) > level
+    assert p(full, constant) < level
+
+
 def _drop_orthogonal(draw):
     def wrong(*args):
         X, Y, a11, n21, a22 = draw(*args)

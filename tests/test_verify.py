@@ -122,9 +122,45 @@ def test_z_test_check_passes_fails_and_demands_power():
     assert not weak.passed and "UNDERPOWERED" in weak.measured_text
 
 
+def test_z_test_power_is_judged_at_the_worst_point():
+    # Unequal standard errors: four points see a 5% error easily, one does not. The check must fail
+    # as underpowered (power is required at every point, i.e. at the largest stderr / exact), and a
+    # large deviation at a small-stderr point must fail whichever point is the weakest.
+    from types import SimpleNamespace
+
+    from figures.verify.checks import z_test_check
+
+    stderrs = [1e-3, 1e-3, 1e-3, 1e-3, 0.05]
+    est = [SimpleNamespace(mean=1.0, stderr=s, n=100) for s in stderrs]
+    weak = z_test_check(method="m", estimates=est, exacts=[1.0] * 5, alpha=1e-3, power=0.9, detect=0.05)
+    assert not weak.passed and "UNDERPOWERED" in weak.measured_text
+    strong = z_test_check(method="m", estimates=est[:4], exacts=[1.0] * 4, alpha=1e-3, power=0.9, detect=0.05)
+    assert strong.passed
+    # |z| is two-sided: an estimate 10 s.e. below the exact value fails like one above.
+    low = [SimpleNamespace(mean=1.0 - 10 * 1e-3, stderr=1e-3, n=100)] + est[1:4]
+    assert not z_test_check(method="m", estimates=low, exacts=[1.0] * 4, alpha=1e-3, power=0.9, detect=0.05).passed
+
+
+def test_z_test_tolerance_is_the_bonferroni_critical_value():
+    # z_crit = Phi^-1(1 - alpha / (2 m)): recomputed here from the family size by bisection of erfc.
+    import math
+    from types import SimpleNamespace
+
+    from figures.verify.checks import z_test_check
+
+    for m, alpha in ((1, 1e-3), (5, 1e-3), (40, 1e-2)):
+        est = [SimpleNamespace(mean=1.0, stderr=1e-4, n=100)] * m
+        check = z_test_check(method="m", estimates=est, exacts=[1.0] * m, alpha=alpha, power=0.9, detect=0.05)
+        lo, hi = 0.0, 40.0
+        for _ in range(200):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if math.erfc(mid / math.sqrt(2)) / 2 > alpha / (2 * m) else (lo, mid)
+        assert check.tolerance == pytest.approx(lo, rel=1e-12)
+
+
 @pytest.mark.parametrize("claim_id, target, factor", [
     ("theorem1-quadrature", "theory.population_risk", 1 + 1e-9),
-    ("theorem1-oracle-general", "theory.oracle_risk", 1 + 1e-12),
+    ("theorem1-oracle-general", "theory.population_risk", 1 + 1e-12),
     ("zeta-closed-form", "theory.zeta.zeta", 1 + 1e-13),
 ])
 def test_deterministic_claims_catch_small_errors(claim_id, target, factor, monkeypatch):

@@ -389,3 +389,21 @@ def test_reference_routes_reject_bad_input():
         zeta_derivatives_mpmath(1.0, 1.0, (0, 5))
     with pytest.raises(ArithmeticError, match="roundoff error"):
         zeta_quad(1.0, 1.0, epsrel=1.2e-14)  # just above QUADPACK's floor 50 eps: ier = 2
+
+
+def test_zeta_at_zero_and_its_second_derivative_match_mpmath():
+    # zeta(0, g) = E[erf(g Z)^2] and zeta''(0, g) = 2 E[erf'(gZ)^2 + erf(gZ) erf''(gZ)], by 30-digit
+    # quadrature of the expectations, over g from 1e-3 to 1e2: the dedicated closed forms of the
+    # oracle risk and of the noise term.
+    from theory.zeta import zeta_at_zero, zeta_tt_at_zero
+
+    mpmath.mp.dps = 30
+    for g in (1e-3, 0.1, 0.5, 1 / math.sqrt(2), 1.0, 3.0, 100.0):
+        gm = mpmath.mpf(g)
+        z0 = mpmath.quad(lambda z: mpmath.erf(gm * z) ** 2 * mpmath.npdf(z), [-mpmath.inf, 0, mpmath.inf])
+        d1 = lambda x: 2 / mpmath.sqrt(mpmath.pi) * mpmath.exp(-x * x)
+        z2 = mpmath.quad(lambda z: 2 * (d1(gm * z) ** 2 - 2 * gm * z * d1(gm * z) * mpmath.erf(gm * z))
+                         * mpmath.npdf(z), [-mpmath.inf, 0, mpmath.inf])
+        # a few ulps of the arctan / rational closed forms, relative
+        assert abs(float(zeta_at_zero(g)) - float(z0)) <= 8 * np.finfo(float).eps * float(z0), g
+        assert abs(float(zeta_tt_at_zero(g)) - float(z2)) <= 8 * np.finfo(float).eps * float(z2), g

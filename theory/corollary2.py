@@ -33,6 +33,7 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 from scipy.special import erfc, ndtr
 
+from .baselines import prescribed_lambda
 from .risk import risk_from_arrays
 
 _SPLITS = np.linspace(0.02, 0.5, 25)
@@ -142,7 +143,7 @@ def corollary2_rate(name: str, d, gamma: float) -> RateFit:
     seq = SEQUENCES[name]
     d = np.asarray(d, dtype=float)
     L = seq.L_of_d(d)
-    lam = (L * d) ** -0.25
+    lam = prescribed_lambda(d, L)
     excess, rate = oracle_excess(d, L, gamma, lam), leading_rate(d, L, lam)
     return RateFit(sequence=seq, d=d, L=L, lam=lam, excess=excess, rate=rate,
                    fit_d=fit_slope(np.log(d), np.log(excess)),

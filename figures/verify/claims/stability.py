@@ -95,7 +95,7 @@ def lambda_c_limit(quick: bool, rng) -> Check:
     root = float(limit.lam_c[0])
     c1_of = sp.lambdify((S.L, S.gamma), limit.first_correction[0], "math")
     ds = np.array(_LIMIT_D[quick])
-    ratios, slopes, rels = [], [], []
+    ratios, slopes, rels, c1s, xtols = [], [], [], [], []
     for L, gamma in _LIMIT_CASES[quick]:
         crits = [stability.critical_lambda(Task(d=int(d), L=L, gamma=gamma), lam_min=0.5, lam_max=2.0, n_grid=50)
                  for d in ds]
@@ -110,6 +110,8 @@ def lambda_c_limit(quick: bool, rng) -> Check:
         ratios.append(abs(rel[-1]) / allowed)
         slopes.append(float(np.polyfit(np.log(ds), np.log(np.abs(gap)), 1)[0]))
         rels.append(rel.tolist())
+        c1s.append(c1)
+        xtols.append(float(crits[-1].xtol))
     worst = int(np.argmax(ratios))
     return Check(
         method=f"theory.stability.critical_lambda at d in {[f'{d:.0e}' for d in ds]} against the "
@@ -123,5 +125,6 @@ def lambda_c_limit(quick: bool, rng) -> Check:
         tolerance=1.0,
         derivation="relative error of c1/d is O(1/d): allowed at d_max = 2 x its value at d_min "
                    "scaled by d_min/d_max (factor 2 for the O(1/d^2) change) + brentq xtol d_max/c1",
-        details={"d": ds.tolist(), "relative_errors": rels, "slopes": slopes, "root": root},
+        details={"d": ds.tolist(), "relative_errors": rels, "slopes": slopes, "root": root, "c1": c1s,
+                 "xtol": xtols, "ratios": ratios},
     )
