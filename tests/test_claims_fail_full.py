@@ -90,7 +90,7 @@ def _reordering_executor(monkeypatch):
 
 
 def _shifted_flow(monkeypatch):
-    import numerics.sgd.experiment as se
+    import numerics.sgd.flow_gap as se
 
     flow = se.overlap_flow
     monkeypatch.setattr(se, "overlap_flow", lambda *a, **k: dataclasses.replace(

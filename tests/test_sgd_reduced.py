@@ -119,8 +119,9 @@ def test_reduced_simulator_follows_a_decreasing_schedule_in_law(rng):
     level = 1e-3 / (len(steps) * len(OVERLAP_NAMES))
     vecs = [np.tile(a, (n_runs, 1)) for a in vectors_from_overlaps(START, d)]
     kw = dict(alpha=alpha, n_steps=max(steps), batch_size=5, log_every=1)
-    full = online_sgd_full(problem, *vecs, rng=rng, schedule=schedule, **kw)
-    reduced = online_sgd_reduced(problem, _tile(START, n_runs), rng=rng, schedule=schedule, **kw)
+    scheduled = ScheduledProblem(d=d, L=10, eps=0.1, lam=schedule)
+    full = online_sgd_full(scheduled, *vecs, rng=rng, **kw)
+    reduced = online_sgd_reduced(scheduled, _tile(START, n_runs), rng=rng, **kw)
     constant = online_sgd_reduced(problem, _tile(START, n_runs), rng=rng, **kw)
     assert np.array_equal(full.lam, reduced.lam) and full.lam[-1] == 0.5
     p = lambda a, b: min(ks_2samp(getattr(a, name)[s], getattr(b, name)[s]).pvalue

@@ -267,7 +267,7 @@ MUTANTS = [
        "theorem1-oracle-expectation: its error measured against 100 times the term scale",
        ["tests/test_claim_tolerances.py::test_tolerance_is_recomputed_from_its_derivation[theorem1-oracle-expectation]"]),
     _m("oracle-roundings", "verification", "figures/verify/claims/theorem1_oracle.py",
-       "_ROUNDINGS = 32", "_ROUNDINGS = 3200",
+       "_ROUNDINGS = RISK_ROUNDINGS", "_ROUNDINGS = 100 * RISK_ROUNDINGS",
        "both oracle claims allow 100 times more roundings per term",
        ["tests/test_claim_tolerances.py::test_tolerance_is_recomputed_from_its_derivation[theorem1-oracle-expectation]",
         "tests/test_claim_tolerances.py::test_tolerance_is_recomputed_from_its_derivation[theorem1-oracle-general]"]),

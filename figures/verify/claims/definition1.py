@@ -38,19 +38,16 @@ def _lipschitz(log, d: int) -> float:
 
 
 def _risk_roundoff(log, d: int) -> float:
-    """(32 eps + theory.zeta's relative error) x sum of |terms| of the closed form, max over the log
-    (as the claim theorem1-quadrature)."""
+    """Round-off bound of the closed form (theory.risk_roundoff, as the claim theorem1-quadrature),
+    max over the log."""
     from theory import Overlaps, Problem
-    from theory.zeta import ZETA_MAX_RELATIVE_ERROR
-
-    from .theorem1_routes import _ROUNDINGS, closed_form_term_scale
+    from theory.risk_roundoff import population_risk_roundoff
 
     lam = np.broadcast_to(log.lam, log.kappa.shape)
     names = ("kappa", "nu", "theta", "eta", "rho")
-    scales = [closed_form_term_scale(Problem(d=d, L=10, gamma=np.sqrt(0.5), eps=0.0, lam=float(lam[i])),
-                                     Overlaps(**{n: float(getattr(log, n)[i]) for n in names}))
-              for i in np.ndindex(log.kappa.shape)]
-    return (_ROUNDINGS * EPS + ZETA_MAX_RELATIVE_ERROR) * max(scales)
+    return max(float(population_risk_roundoff(Problem(d=d, L=10, gamma=np.sqrt(0.5), eps=0.0, lam=float(lam[i])),
+                                              Overlaps(**{n: float(getattr(log, n)[i]) for n in names})))
+               for i in np.ndindex(log.kappa.shape))
 
 
 @claim("definition1-overlap-vs-vector",

@@ -68,6 +68,7 @@ def reduced_equals_full_in_law(quick: bool, rng) -> Check:
     from numerics.dynamics.schedules import PaperSchedule
     from numerics.sgd.full import online_sgd_full
     from numerics.sgd.reduced import online_sgd_reduced
+    from numerics.dynamics.schedules import ScheduledProblem
     from theory import Problem
 
     n_runs, steps = _LAW_SIZES[quick]["n_runs"], _LAW_SIZES[quick]["steps"]
@@ -76,9 +77,9 @@ def reduced_equals_full_in_law(quick: bool, rng) -> Check:
     p_min, p_power, per_case = 1.0, 0.0, {}
     for d, alpha, lam0, rate in _LAW_CASES:
         start = random_overlaps(rng)
-        problem = Problem(d=d, L=10, eps=0.1, lam=lam0)
-        kw = dict(n_steps=max(steps), batch_size=5, log_every=1,
-                  schedule=PaperSchedule(lam0=lam0, rate=rate) if rate else None)
+        problem = (ScheduledProblem(d=d, L=10, eps=0.1, lam=PaperSchedule(lam0=lam0, rate=rate)) if rate
+                   else Problem(d=d, L=10, eps=0.1, lam=lam0))
+        kw = dict(n_steps=max(steps), batch_size=5, log_every=1)
         vectors = [np.tile(x, (n_runs, 1)) for x in vectors_from_overlaps(start, d, rng)]
         full = online_sgd_full(problem, *vectors, alpha=alpha, rng=rng, **kw)
         reduced = online_sgd_reduced(problem, _tile(start, n_runs), alpha=alpha, rng=rng, **kw)

@@ -14,7 +14,7 @@ ORDER = 20
 
 _DPS = 30
 # Roundoff of a closed form (theory.risk_roundoff): each of its terms goes through at most
-# RISK_ROUNDINGS = 32 roundings, and zeta is evaluated once with relative error at most
+# RISK_ROUNDINGS (32) roundings, and zeta is evaluated once with relative error at most
 # ZETA_MAX_RELATIVE_ERROR. Hence |error| <= (32 eps + ZETA_MAX_RELATIVE_ERROR) * S with
 # S = sum |terms| <= eps^2 + gamma^2 (1 + 2 + 1) + (L-1) zeta(0, lambda) at the oracle.
 _ROUNDINGS = RISK_ROUNDINGS
@@ -78,7 +78,7 @@ def oracle_matches_general_form(quick: bool, rng) -> Check:
     from theory import Overlaps, population_risk
     from theory.zeta import ZETA_MAX_RELATIVE_ERROR
 
-    from .theorem1_routes import closed_form_term_scale
+    from theory.risk_roundoff import risk_term_scale
 
     # Independent routes: the general closed form (theory.risk: Owen's T zeta, erf algebra) against
     # the expectation by mpmath quadrature and arcsin (no code shared with theory.risk or theory.zeta).
@@ -86,7 +86,7 @@ def oracle_matches_general_form(quick: bool, rng) -> Check:
     problems = _points(quick, rng)
     for problem in problems:
         reference, _ = _expectation_form(problem)
-        scale = closed_form_term_scale(problem, Overlaps.oracle())
+        scale = float(risk_term_scale(problem, Overlaps.oracle()))
         errors.append(abs(float(population_risk(problem, Overlaps.oracle())) - reference) / scale)
     return Check(
         method=f"theory.population_risk(Overlaps.oracle()) vs mpmath quadrature of the expectation "
