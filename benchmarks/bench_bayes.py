@@ -1,4 +1,4 @@
-"""Timings of the Bayes-risk routes and the baselines (SPEC §6). Run: python benchmarks/bench_bayes.py
+"""Timings of the Bayes-risk routes and the baselines (docs/math/baselines.md#bayes-risk). Run: python benchmarks/bench_bayes.py
 
 Prints: bayes_risk_quad time and value against d; bayes_risk_mc throughput and the sample size for
 a 1% relative stderr; oracle_best_lambda, attention_linear_crossover and ols_risk_mc timings.

@@ -1,4 +1,4 @@
-"""Timing of the paper's four population experiments (SPEC §8 rows 1-4, 30 runs each, exact overlap
+"""Timing of the paper's four population experiments (docs/math/dynamics.md#the-papers-experiments, rows 1-4, 30 runs each, exact overlap
 PGD), run together in one vectorised loop. Run: python benchmarks/bench_dynamics.py [--summary]
 
 Prints wall and CPU time (goal: < 30 s in total on 2 cores), the per-step cost, the split between

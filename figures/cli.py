@@ -17,8 +17,9 @@ import threading
 
 from numerics.pool import Terminated, available_cores
 
+from .commands import add_clean_parser, add_list_parser, add_risk_parser
 from .paths import OutputPaths
-from .risk_command import add_risk_parser
+from .provenance import project_version
 
 
 def _figure_plan(args):
@@ -57,6 +58,13 @@ def _verify_done(results, paths, args) -> bool:
     return all(r.ok for r in results)
 
 
+def _dry_run(args, recipes=(), claims=()) -> int:
+    from .commands.status import dry_run
+
+    paths = OutputPaths.resolve(args.out, getattr(args, "cache", None), quick=args.quick)
+    return dry_run(recipes, claims, paths, quick=args.quick, force=getattr(args, "force", False))
+
+
 def _options(args, paths):
     from .work import RunOptions
 
@@ -72,12 +80,16 @@ def _run(args, items):
 
 
 def _figures_command(args) -> int:
+    if args.dry_run:
+        return _dry_run(args, recipes=_figure_plan(args)[1])
     paths, recipes = _figure_plan(args)
     args.options = _options(args, paths)
     return 0 if _figures_done(_run(args, recipes), paths) else 1
 
 
 def _verify_command(args) -> int:
+    if args.dry_run:
+        return _dry_run(args, claims=_verify_plan(args)[1])
     paths, claims = _verify_plan(args)
     args.options = _options(args, paths)
     return 0 if _verify_done(_run(args, claims), paths, args) else 1
@@ -86,6 +98,8 @@ def _verify_command(args) -> int:
 def _reproduce_command(args) -> int:
     """Figures and claims as one queue on ``args.jobs`` workers, longest recipes first, so that no
     worker idles while another finishes a long recipe; the reports are as for the two commands."""
+    if args.dry_run:
+        return _dry_run(args, recipes=_figure_plan(args)[1], claims=_verify_plan(args)[1])
     paths, recipes = _figure_plan(args)
     _, claims = _verify_plan(args)
     args.options = _options(args, paths)
@@ -103,7 +117,9 @@ def _output_paths(args) -> OutputPaths:
     """The output folders, checked writable before any work (``--out``, ``--cache``)."""
     from .cache import remove_stale_temporaries
 
-    paths = OutputPaths.resolve(args.out, getattr(args, "cache", None))
+    paths = OutputPaths.resolve(args.out, getattr(args, "cache", None), quick=getattr(args, "quick", False))
+    if getattr(args, "dry_run", False):
+        return paths   # a dry run writes nothing, not even folders
     folders = [("--out", paths.out)] + ([("--cache", paths.cache)] if hasattr(args, "cache") else [])
     for flag, folder in folders:
         _check_writable(flag, folder)
@@ -148,7 +164,10 @@ def _add_output_flags(p, *, cache: bool = True) -> None:
     p.add_argument("--out", metavar="DIR", help="output folder (default: <checkout or cwd>/out)")
     if cache:
         p.add_argument("--cache", metavar="DIR", help="cache of computed data (default: <out>/cache)")
-    p.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
+    p.add_argument("--quick", action="store_true",
+                   help="small sizes, for a smoke run; outputs go to <out>/quick, apart from the full ones")
+    p.add_argument("-n", "--dry-run", action="store_true",
+                   help="say what would be computed, taken from the cache or run, and why; do nothing")
     p.add_argument("--jobs", type=_positive_int, default=available_cores(), metavar="N",
                    help="worker processes, at most the cores available (default: all of them, here "
                         "%(default)s); results do not depend on it")
@@ -172,9 +191,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="slr",
         description="Companion toolkit of 'Attention layers provably solve single-location regression'.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {project_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
-    add_risk_parser(sub, _seed)
-
+    add_risk_parser(sub, seed_type=_seed)
     figures = sub.add_parser("figures", help="regenerate the figures (PNG and PDF in <out>/figures)")
     _add_output_flags(figures)
     _add_figure_flags(figures)
@@ -190,6 +209,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_figure_flags(reproduce)
     _add_verify_flags(reproduce, "--only-claim")
     reproduce.set_defaults(func=_reproduce_command)
+    add_list_parser(sub)
+    add_clean_parser(sub)
     return parser
 
 

@@ -8,6 +8,8 @@ non-editable package has no checkout). Inside it:
     <out>/figures/<name>.png, <name>.pdf    one pair per figure recipe
     <out>/cache/<name>[-quick].npz, .json   computed data and its sidecar (see figures.cache)
     <out>/verification.md, .json            the verification report
+    <out>/quick/figures/, verification.*    the same for ``--quick`` runs (smoke-run sizes), kept
+                                            apart so that a quick run never replaces a full output
 
 ``--out DIR`` replaces ``<out>``; ``--cache DIR`` replaces the cache folder alone. ``out/`` is
 git-ignored. Every path is absolute: nothing depends on the working directory after the
@@ -19,7 +21,9 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-__all__ = ["OutputPaths", "default_root"]
+__all__ = ["OutputPaths", "QUICK_FOLDER", "default_root"]
+
+QUICK_FOLDER = "quick"
 
 
 def default_root() -> Path:
@@ -38,10 +42,12 @@ class OutputPaths:
     cache: Path
 
     @classmethod
-    def resolve(cls, out=None, cache=None) -> "OutputPaths":
-        out_dir = Path(out).expanduser().resolve() if out is not None else default_root() / "out"
-        cache_dir = Path(cache).expanduser().resolve() if cache is not None else out_dir / "cache"
-        return cls(out=out_dir, cache=cache_dir)
+    def resolve(cls, out=None, cache=None, *, quick: bool = False) -> "OutputPaths":
+        """``quick``: figures and report under ``<out>/quick``; the cache stays ``<out>/cache``
+        (its quick entries have names of their own, see ``figures.runner``)."""
+        base = Path(out).expanduser().resolve() if out is not None else default_root() / "out"
+        cache_dir = Path(cache).expanduser().resolve() if cache is not None else base / "cache"
+        return cls(out=base / QUICK_FOLDER if quick else base, cache=cache_dir)
 
     @property
     def figures(self) -> Path:

@@ -3,7 +3,9 @@
 A recipe module defines
 
     NAME: str                    the figure's file name (``<out>/figures/<NAME>.png``/``.pdf``)
-    TITLE: str                   one line saying what the figure shows
+    TITLE: str                   the figure's title: the paper's experiment (or what it shows)
+    CAPTION: str                 (optional) a caption line for a paper or the gallery, written
+                                 into the files' metadata (default: the title)
     SEED: int                    root seed of ``compute``
     params(quick: bool) -> dict  JSON-serialisable sizes and settings (``quick``: a smoke run)
     compute(params, rng, progress) -> dict[str, numpy.ndarray]
@@ -53,6 +55,7 @@ class Recipe:
     source_hash: str
     skip_reason: Callable | None = None
     cost: float = 0.0
+    caption: str = ""
     code_modules: tuple = ()
 
     @classmethod
@@ -66,7 +69,8 @@ class Recipe:
         closure = _code_closure(module)
         return cls(name=module.NAME, title=module.TITLE, seed=int(module.SEED), params=module.params,
                    compute=module.compute, plot=module.plot, skip_reason=getattr(module, "skip_reason", None),
-                   cost=float(getattr(module, "COST", 0.0)), source_hash=closure.digest(),
+                   cost=float(getattr(module, "COST", 0.0)), caption=str(getattr(module, "CAPTION", "")),
+                   source_hash=closure.digest(),
                    code_modules=tuple(closure.modules()))
 
 

@@ -25,7 +25,8 @@ from numerics.pool import Terminated
 
 from .cache import DataCache, atomic_write, cache_key
 from .paths import OutputPaths
-from .style import figure_style
+from .metadata import figure_metadata
+from .style import figure_style, mark_quick
 from .table import text_table
 
 __all__ = ["RecipeOutcome", "run_recipes", "outcome_table", "progress_factory"]
@@ -62,9 +63,14 @@ def _stem(name: str, quick: bool) -> str:
     return f"{name}-quick" if quick else name
 
 
+def cache_entry(recipe, params, quick: bool) -> tuple[str, str]:
+    """(stem, key) of the cache entry holding ``recipe``'s data for ``params`` (also used by the
+    dry run and ``slr list`` to report the cache state without computing)."""
+    return _stem(recipe.name, quick), cache_key(recipe.name, recipe.source_hash, params, recipe.seed)
+
+
 def _data(recipe, params, *, quick, force, cache: DataCache, progress):
-    key = cache_key(recipe.name, recipe.source_hash, params, recipe.seed)
-    stem = _stem(recipe.name, quick)
+    stem, key = cache_entry(recipe, params, quick)
     lookup = cache.load(stem, key)
     if lookup.status == "hit" and not force:
         return lookup.data, "cached", "", 0.0
@@ -87,11 +93,12 @@ def _data(recipe, params, *, quick, force, cache: DataCache, progress):
     return stored.data, "computed", reason, seconds
 
 
-def _save(fig, paths: OutputPaths, name: str):
+def _save(fig, paths: OutputPaths, name: str, metadata: dict):
     paths.figures.mkdir(parents=True, exist_ok=True)
     files = paths.figure_files(name)
     for path in files:
-        atomic_write(path, lambda fh: fig.savefig(fh, format=path.suffix[1:]))
+        fmt = path.suffix[1:]
+        atomic_write(path, lambda fh: fig.savefig(fh, format=fmt, metadata=metadata.get(fmt)))
     return files
 
 
@@ -110,7 +117,11 @@ def run_recipe(recipe, *, paths: OutputPaths, quick: bool = False, force: bool =
         start = time.perf_counter()
         with figure_style():
             fig = recipe.plot(data, params)
-            files = _save(fig, paths, recipe.name)
+            if quick:
+                mark_quick(fig)
+            metadata = figure_metadata(recipe, params, quick=quick, data_status=status,
+                                       compute_seconds=compute_s)
+            files = _save(fig, paths, recipe.name, metadata)
         plot_s = time.perf_counter() - start
         return RecipeOutcome(recipe.name, status, reason, compute_s, plot_s, files)
     except _Skipped as exc:

@@ -10,33 +10,52 @@ from __future__ import annotations
 import contextlib
 from types import MappingProxyType
 
-__all__ = ["STYLE", "figure_style", "PALETTE", "draw_fixed_points"]
+__all__ = ["STYLE", "figure_style", "PALETTE", "CYCLE", "SINGLE_COLUMN", "DOUBLE_COLUMN", "PRINT_WIDTHS",
+           "MIN_FONT_PT", "draw_fixed_points", "mark_quick"]
 
-# Colour-blind safe (Okabe-Ito); one colour per route of the toolkit.
+# Colour-blind safe (Okabe-Ito, Color Universal Design): the only colours a figure may use, besides
+# white and neutral greys. Named by the role they play in most figures.
 PALETTE = MappingProxyType({
-    "closed_form": "#000000",
-    "quadrature": "#0072B2",
-    "monte_carlo": "#D55E00",
-    "flow": "#009E73",
-    "accent": "#CC79A7",
-    "muted": "#999999",
+    "closed_form": "#000000",   # black
+    "quadrature": "#0072B2",    # blue
+    "monte_carlo": "#D55E00",   # vermillion
+    "flow": "#009E73",          # bluish green
+    "accent": "#CC79A7",        # reddish purple
+    "muted": "#999999",         # grey
+    "sky": "#56B4E9",
+    "orange": "#E69F00",
+    "yellow": "#F0E442",
 })
+# Default order of the colour cycle (lines drawn without an explicit colour).
+CYCLE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#56B4E9", "#E69F00", "#000000")
+
+# Print sizes (inches) of a paper's single and double column; every figure is one of these widths,
+# and its text is at least MIN_FONT_PT at that size.
+SINGLE_COLUMN = 3.4
+DOUBLE_COLUMN = 7.0
+PRINT_WIDTHS = (SINGLE_COLUMN, DOUBLE_COLUMN)
+MIN_FONT_PT = 7.0
 
 STYLE = MappingProxyType({
     "figure.dpi": 100,
-    "savefig.dpi": 200,
+    "savefig.dpi": 300,
     "savefig.bbox": "tight",
-    "font.size": 9,
-    "axes.titlesize": 9,
-    "axes.labelsize": 9,
-    "legend.fontsize": 8,
+    "savefig.pad_inches": 0.03,
+    "font.size": 8,
+    "axes.titlesize": 8,
+    "axes.labelsize": 8,
+    "figure.titlesize": 9,
+    "legend.fontsize": 7,
     "legend.frameon": False,
-    "xtick.labelsize": 8,
-    "ytick.labelsize": 8,
+    "xtick.labelsize": 7,
+    "ytick.labelsize": 7,
     "axes.spines.top": False,
     "axes.spines.right": False,
     "axes.grid": True,
     "grid.alpha": 0.3,
+    "grid.linewidth": 0.5,
+    "axes.linewidth": 0.6,
+    "axes.prop_cycle": f"cycler('color', {list(CYCLE)!r})",
     "lines.linewidth": 1.2,
     "lines.markersize": 4,
     "pdf.fonttype": 42,  # embed TrueType: text stays selectable in the PDF
@@ -64,3 +83,12 @@ def draw_fixed_points(ax, points, kinds, *, label: str, seen: set, size: float =
         ax.plot(k, n, marker, ms=size, mfc=face, mec="black", mew=edge, clip_on=False, zorder=5,
                 label=f"{label}: {kind}" if kind not in seen else None)
         seen.add(kind)
+
+
+QUICK_MARK = "QUICK RUN: smoke-test sizes, not the paper's figure"
+
+
+def mark_quick(fig) -> None:
+    """Stamp a quick (smoke-run) figure so that it is never mistaken for the full one."""
+    fig.text(0.5, 1.0, QUICK_MARK, ha="center", va="bottom", fontsize=9, fontweight="bold",
+             color=PALETTE["monte_carlo"], transform=fig.transFigure)

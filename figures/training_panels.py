@@ -1,4 +1,4 @@
-"""Shared computation of the four training figures (paper's population experiments, SPEC §8
+"""Shared computation of the four training figures (paper's population experiments, docs/math/dynamics.md#the-papers-experiments
 rows 1-4); a private module (the registry skips names starting with '_').
 
 Data: ``numerics.dynamics.experiments.run_population_experiment`` (exact population PGD in overlap
@@ -36,7 +36,7 @@ _QUICK_RUNS = 4
 
 
 def experiment_params(row: int, quick: bool) -> dict:
-    """JSON parameters of SPEC §8 row ``row`` (0-3) as ``numerics.dynamics.experiments.PAPER_EXPERIMENTS``
+    """JSON parameters of docs/math/dynamics.md#the-papers-experiments row ``row`` (0-3) as ``numerics.dynamics.experiments.PAPER_EXPERIMENTS``
     defines it; quick: 4 runs and steps / 50."""
     from numerics.dynamics.experiments import PAPER_EXPERIMENTS
     from numerics.dynamics.schedules import PaperSchedule
@@ -69,7 +69,7 @@ def _config(p):
 
 def compute_training_panels(p: dict, rng: np.random.Generator, progress) -> dict:
     """Run the experiment of ``p`` and reduce it to the arrays the four panels draw. ``rng`` is
-    unused: the runs are seeded by the experiment's own ``seed`` (SPEC §8 rows share no stream)."""
+    unused: the runs are seeded by the experiment's own ``seed`` (docs/math/dynamics.md#the-papers-experiments rows share no stream)."""
     from numerics.dynamics.experiments import run_population_experiment, summarize_alignment
     from numerics.dynamics.phase_portrait import manifold_fixed_points, separatrix
     from theory import Problem, oracle_risk
@@ -91,7 +91,7 @@ def compute_training_panels(p: dict, rng: np.random.Generator, progress) -> dict
     fixed = manifold_fixed_points(problem)
     out = {"steps": log.steps, "lam": lam_t,
            "excess_risk_mean": risk.mean(axis=1), "excess_risk_lo": risk.mean(axis=1) - _Z_BAND * stderr,
-           "excess_risk_hi": risk.mean(axis=1) + _Z_BAND * stderr,
+           "excess_risk_hi": risk.mean(axis=1) + _Z_BAND * stderr, "excess_risk": risk,
            "oracle_excess_risk": np.broadcast_to(np.asarray(oracle, dtype=float), lam_t.shape).copy(),
            "abs_kappa": log.abs_kappa, "abs_nu": log.abs_nu,
            "shown_runs": shown, "kappa_shown": log.kappa[:, shown], "nu_shown": log.nu[:, shown],
@@ -108,9 +108,10 @@ def compute_training_panels(p: dict, rng: np.random.Generator, progress) -> dict
 
 
 def recipe_functions(row: int):
-    """(params, compute) of the recipe for SPEC §8 row ``row`` (0-3): the four training recipe
-    modules differ only in their row, name, title and seed. Each defines its own ``plot`` (drawn by
-    ``figures.training_plot``), which the cache key leaves out: restyling does not recompute."""
+    """(params, compute) of the recipe for docs/math/dynamics.md#the-papers-experiments row ``row``
+    (0-3): the four training recipe modules differ only in their row, name, title and seed. Each
+    defines its own ``plot`` (drawn by ``figures.training_plot``), which the cache key leaves out:
+    restyling does not recompute."""
     def params(quick: bool) -> dict:
         return experiment_params(row, quick)
 

@@ -87,6 +87,14 @@ def run_items(items, options: RunOptions, *, jobs: int = 1, echo=print, display:
     pooled = jobs > 1 and len(items) > 1
     if display is False:
         options = dataclasses.replace(options, show_progress=False)
+    previous = progress_module.set_enabled(display is not False)
+    try:
+        return _run_items(items, options, jobs, echo, display, pooled)
+    finally:
+        progress_module.set_enabled(previous)
+
+
+def _run_items(items, options, jobs, echo, display, pooled) -> list:
     with progress_module.LiveDisplay(len(items), enabled=display, desc="slr",
                                      context=worker_context() if pooled else None) as live:
         write = live.write if live.enabled else echo

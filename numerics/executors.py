@@ -107,7 +107,8 @@ def map_jobs(jobs: Sequence[RunJob], *, executor=None, progress: bool = False,
     executor: None or "serial" (in this process), an int (a ``numerics.pool.WorkerPool`` with that
     many workers, created and shut down here; 1 means serial), any concurrent.futures-style executor,
     or a distributed.Client. All tasks of all jobs are submitted at once (a sweep is load-balanced).
-    ``progress`` shows a tqdm bar of finished tasks. The first failing task's exception is raised.
+    ``progress`` shows a bar of finished tasks (``numerics.progress.bar``: on a terminal, or
+    forwarded to the parent's display from a pool worker). The first failing task's exception is raised.
     """
     tasks = [job.tasks() for job in jobs]
     plan = [(i, j, job.fn, seeds) for i, job in enumerate(jobs) for j, seeds in enumerate(tasks[i])]
@@ -117,9 +118,9 @@ def map_jobs(jobs: Sequence[RunJob], *, executor=None, progress: bool = False,
         try:
             done = concurrent.futures.as_completed(futures)
             if progress:
-                from tqdm.auto import tqdm
+                from .progress import bar
 
-                done = tqdm(done, total=len(futures), desc=desc, unit="task")
+                done = bar(done, total=len(futures), desc=desc, unit="task")
             for future in done:
                 i, j = futures[future]
                 results[i][j] = future.result()

@@ -32,6 +32,8 @@ import sys
 import threading
 import time
 
+from .kernels import blas_threads_per_worker
+
 __all__ = ["Terminated", "WorkerPool", "available_cores", "ordered_map", "worker_context"]
 
 _PR_SET_PDEATHSIG = 1   # from <linux/prctl.h>
@@ -103,13 +105,16 @@ def _die_with_parent(ppid: int) -> None:
         os._exit(1)
 
 
-def _init_worker(parent_pid, progress_queue, initializer, initargs) -> None:
+def _init_worker(parent_pid, progress_queue, blas_threads, initializer, initargs) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _terminate_self)
     _die_with_parent(parent_pid)
     from . import progress
 
     progress.attach_queue(progress_queue)
+    from .kernels import limit_blas_threads
+
+    limit_blas_threads(blas_threads)  # workers x BLAS threads <= cores: no oversubscription
     if initializer is not None:
         initializer(*initargs)
 
@@ -119,14 +124,17 @@ class WorkerPool(concurrent.futures.ProcessPoolExecutor):
 
     ``progress_queue``: where workers send their progress messages (``numerics.progress``),
     None for none. Leaving the ``with`` block on an exception (KeyboardInterrupt included)
-    cancels the queued tasks and terminates the running ones at once.
+    cancels the queued tasks and terminates the running ones at once. Each worker limits its
+    BLAS threads to available_cores() // max_workers (at least 1), so workers x threads <= cores.
     """
 
     def __init__(self, max_workers: int, *, progress_queue=None, initializer=None, initargs=()):
         if not (isinstance(max_workers, int) and not isinstance(max_workers, bool) and max_workers >= 1):
             raise ValueError(f"max_workers={max_workers!r} is not allowed: a positive integer is needed")
         super().__init__(max_workers=max_workers, mp_context=worker_context(), initializer=_init_worker,
-                         initargs=(os.getpid(), progress_queue, initializer, initargs))
+                         initargs=(os.getpid(), progress_queue,
+                                   blas_threads_per_worker(max_workers, available_cores()),
+                                   initializer, initargs))
 
     def submit(self, fn, /, *args, **kwargs):
         return super().submit(_guarded, fn, *args, **kwargs)

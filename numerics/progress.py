@@ -19,17 +19,25 @@ import sys
 import threading
 import time
 
-__all__ = ["ForwardedBar", "LiveDisplay", "attach_queue", "bar", "task_started"]
+__all__ = ["ForwardedBar", "LiveDisplay", "attach_queue", "bar", "set_enabled", "task_started"]
 
 _MIN_INTERVAL = 0.2  # seconds between two messages of one bar
 _QUEUE = None        # set in a worker process by attach_queue
 _IN_WORKER = False   # a pool worker never draws on the terminal itself
+_ENABLED = True      # in this process: bars may be drawn (on a terminal); see set_enabled
 
 
 def attach_queue(q) -> None:
     """In a worker process: send progress messages to ``q`` (None: drop them)."""
     global _QUEUE, _IN_WORKER
     _QUEUE, _IN_WORKER = q, True
+
+
+def set_enabled(flag: bool) -> bool:
+    """Allow (True) or forbid (False) bars drawn by this process; returns the previous setting."""
+    global _ENABLED
+    previous, _ENABLED = _ENABLED, bool(flag)
+    return previous
 
 
 def _send(kind: str, *payload) -> None:
@@ -89,15 +97,19 @@ class ForwardedBar:
         return False
 
 
-def bar(iterable=None, **kwargs):
-    """A progress bar: forwarded to the parent in a pool worker, else tqdm on a terminal."""
-    if _IN_WORKER:
+def bar(iterable=None, *, disable: bool | None = None, **kwargs):
+    """A progress bar: forwarded to the parent in a pool worker, else tqdm on a terminal.
+
+    disable: True for a silent bar; None (default) shows it where it can be seen: forwarded from
+    a worker, drawn in this process when stderr is a terminal and ``set_enabled`` allows it."""
+    if _IN_WORKER and not disable:
         return ForwardedBar(iterable, **kwargs)
     from tqdm.auto import tqdm
 
-    kwargs.setdefault("disable", not sys.stderr.isatty())
+    if disable is None:
+        disable = not (_ENABLED and sys.stderr.isatty())
     kwargs.setdefault("leave", False)
-    return tqdm(iterable, **kwargs)
+    return tqdm(iterable, disable=disable, **kwargs)
 
 
 class LiveDisplay:

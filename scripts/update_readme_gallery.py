@@ -34,16 +34,17 @@ def main(out: Path) -> None:
     report = json.loads((out / "verification.json").read_text())
     from figures.registry import discover_recipes
 
-    known = {r.name: r.title for r in discover_recipes()}
+    known = {r.name: (r.title, r.caption) for r in discover_recipes()}
     titles = {}
     for png in sorted((out / "figures").glob("*.png")):
         image = Image.open(png)
         if image.width > WIDTH:
             image = image.resize((WIDTH, round(image.height * WIDTH / image.width)), Image.LANCZOS)
         image.convert("P", palette=Image.ADAPTIVE, colors=256).save(gallery / png.name, optimize=True)
-        titles[png.stem] = known.get(png.stem, png.stem.replace("_", " "))
+        titles[png.stem] = known.get(png.stem, (png.stem.replace("_", " "), ""))
     figures = "\n".join(f"**`{name}`**: {title}\n\n![{name}](docs/gallery/{name}.png)\n"
-                        for name, title in titles.items())
+                        + (f"\n*{caption}*\n" if caption and caption != title else "")
+                        for name, (title, caption) in titles.items())
     rows = ["| claim | statement | measured | tolerance | status |", "|---|---|---|---|---|"]
     for c in report["claims"]:
         statement = c["statement"].replace("|", "\\|")

@@ -1,4 +1,4 @@
-"""Baselines (SPEC §6): linear predictor (paper Prop 3) vs OLS on samples, null and oracle attention.
+"""Baselines (docs/math/baselines.md#best-linear-predictor): linear predictor (paper Prop 3) vs OLS on samples, null and oracle attention.
 
 Monte-Carlo comparisons are z-tests with false-failure rate ALPHA per test, Bonferroni over the
 comparisons of the test. Deterministic comparisons are in ulps of the values.

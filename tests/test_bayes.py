@@ -1,4 +1,4 @@
-"""Bayes risk (SPEC §6): quadrature route vs Monte-Carlo route, and each step of the derivation.
+"""Bayes risk (docs/math/baselines.md#bayes-risk): quadrature route vs Monte-Carlo route, and each step of the derivation.
 
 Monte-Carlo comparisons are z-tests: each batch has a declared false-failure rate ALPHA, split
 over its comparisons (Bonferroni), z = Phi^-1(1 - ALPHA / (2 m)). Deterministic comparisons use

@@ -1,4 +1,4 @@
-"""What is robust beyond Theorem 5 (SPEC §7-§8): measured facts, tested where they hold with margin."""
+"""What is robust beyond Theorem 5 (docs/math/dynamics.md#the-papers-experiments): measured facts, tested where they hold with margin."""
 
 import numpy as np
 import pytest

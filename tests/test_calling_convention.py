@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import numerics
-from numerics.dynamics import OdeOptions, PaperSchedule, ScheduledProblem, lambda_spec
+from numerics.dynamics import OdeOptions, PaperSchedule, ScheduledProblem, lambda_setting
 from theory import PAPER_GAMMA, PAPER_L, Problem, Task
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,20 +33,20 @@ def test_a_problem_is_a_task_with_a_lambda():
 
 @pytest.mark.parametrize("lam, expected", [
     (0.5, 0.5), ([0.1, 0.2], [0.1, 0.2]), (np.array([0.1, 0.2]), [0.1, 0.2])])
-def test_lambda_spec_reads_numbers_and_per_run_values(lam, expected):
+def test_lambda_setting_reads_numbers_and_per_run_values(lam, expected):
     problem = ScheduledProblem(d=10, lam=lam) if not isinstance(lam, np.ndarray) else Problem(d=10, lam=lam)
-    assert lambda_spec(problem) == expected
+    assert lambda_setting(problem) == expected
 
 
 def test_scheduled_problem_takes_a_schedule_and_checks_it():
     schedule = PaperSchedule(lam0=1.0)
-    assert lambda_spec(ScheduledProblem(d=400, lam=schedule)) is schedule
+    assert lambda_setting(ScheduledProblem(d=400, lam=schedule)) is schedule
     for bad, where in [(0.0, "lam"), (-1.0, "lam"), ([0.1, -2.0], r"lam\[1\]"), (lambda t: -1.0, "t = 0"),
                        ([], "lam"), ("x", "lam"), ([np.ones(2)], "lam")]:
         with pytest.raises(ValueError, match=where):
             ScheduledProblem(d=400, lam=bad)
     with pytest.raises(ValueError, match="Task has no lambda"):
-        lambda_spec(Task(d=4))
+        lambda_setting(Task(d=4))
 
 
 def test_ode_options_are_checked():

@@ -108,6 +108,62 @@ def _replace_result(field, factor):
     return lambda f: (lambda *a, **k: dataclasses.replace(f(*a, **k), **{field: getattr(f(*a, **k), field) * factor}))
 
 
+def _pgd_step_changed(change):
+    # The PGD step of the NumPy reference route, changed; the compiled route (the default engine) is
+    # pointed at that reference route so the change reaches the claim.
+    def corrupt(monkeypatch):
+        import numerics.dynamics.pgd as pgd_module
+
+        monkeypatch.setitem(pgd_module._ROUTES, "kernel", pgd_module._iterate)
+        wrap(monkeypatch, "numerics.dynamics.pgd.pgd_step", change)
+    return corrupt
+
+
+def _wrong_kernel(monkeypatch):
+    # The compiled PGD route's step size off by a relative 1e-9: differences ~1e-11 after 500 steps,
+    # far above the claim's bound 8 n eps (as tests/test_kernels_pgd.py).
+    import numerics.dynamics.pgd as pgd_module
+
+    kernel = pgd_module._ROUTES["kernel"]
+
+    def off(state, logs, log_steps, lam, first, cols, d, L, gamma, alpha, *rest):
+        return kernel(state, logs, log_steps, lam, first, cols, d, L, gamma, alpha * (1 + 1e-9), *rest)
+
+    monkeypatch.setitem(pgd_module._ROUTES, "kernel", off)
+
+
+def _odd_in_theta(f):
+    # A term odd in theta (1e-6 theta) breaks the evenness in (theta, eta, rho) by far more than the
+    # quadratures' error estimates (~1e-12).
+    return lambda problem, o, *a, **k: (lambda r: dataclasses.replace(r, value=r.value + 1e-6 * o.theta))(
+        f(problem, o, *a, **k))
+
+
+def _excess_tenth(f):
+    # Each best-lambda excess divided by 10: (L-1)/4 / excess exceeds 1 at every d.
+    return lambda *a, **k: (lambda r: dataclasses.replace(
+        r, excess=dataclasses.replace(r.excess, value=r.excess.value / 10)))(f(*a, **k))
+
+
+def _softmax_excess_up(f):
+    # Softmax's excess multiplied by 1e3: above the best element-wise member's at every d of the claim.
+    def changed(*a, **k):
+        res = f(*a, **k)
+        members = dict(res.members)
+        members["softmax"] = dict(members["softmax"], excess=members["softmax"]["excess"] * 1e3)
+        return dataclasses.replace(res, members=members)
+    return changed
+
+
+def _softmax_never_aligns(f):
+    # Softmax's runs reported as never aligned: erf aligns 30/30 in full mode (the claim's measured
+    # value is then 1 > 0).
+    def changed(sigma, *a, **k):
+        res = f(sigma, *a, **k)
+        return dataclasses.replace(res, aligned=np.zeros_like(res.aligned)) if sigma == "softmax" else res
+    return changed
+
+
 CORRUPTIONS = {
     "zeta-closed-form": patch("theory.zeta.zeta", scale(1 + 1e-13)),
     "theorem1-oracle-expectation": patch("theory.oracle_risk", scale(1 + 1e-12)),
@@ -134,12 +190,12 @@ CORRUPTIONS = {
         lambda *a, alpha, **k: f(*a, alpha=np.asarray(alpha) * (1 + 1e-6), **k))),
     "invariance-of-M": patch("figures.verify.claims.definition1._manifold_points", lambda f: (
         lambda rng, n: {**f(rng, n), "theta": np.full(n, 1e-12)})),
-    "theorem5-convergence": patch("numerics.dynamics.pgd.pgd_step", lambda f: (lambda alpha, *a: f(-alpha, *a))),
+    "theorem5-convergence": _pgd_step_changed(lambda f: (lambda alpha, *a: f(-alpha, *a))),
     "theorem5-distance-to-M": _off_m_gradient,
     "invariance-of-M-symbolic": _symbolic_invariance,
     "fixed-points-on-M-symbolic": _symbolic_fixed_points,
     "oracle-local-rates": _symbolic_rates,
-    "pgd-to-flow-order-1": patch("numerics.dynamics.pgd.pgd_step", lambda f: (lambda alpha, *a: f(alpha * 1.01, *a))),
+    "pgd-to-flow-order-1": _pgd_step_changed(lambda f: (lambda alpha, *a: f(alpha * 1.01, *a))),
     "initial-overlap-law": patch("numerics.dynamics.initial.sample_initial_overlaps", lambda f: (
         lambda d, n_runs, rng, on_manifold=False: f(d + 2, n_runs, rng, on_manifold))),
     "fixed-points-on-M-numerical": patch("numerics.dynamics.phase_portrait.manifold_flow_velocity", lambda f: (
@@ -150,6 +206,14 @@ CORRUPTIONS = {
     "sgd-reduced-equals-full-in-law": _drop_orthogonal,
     "sgd-determinism-across-executors": _reordering_executor,
     "sgd-to-flow-order-1": _shifted_flow,
+    "kernels-equal-reference": _wrong_kernel,
+    "nonlinearities-routes": patch("theory.nonlinearity.population_risk_sigma_quad", _replace_result("value", 1.05)),
+    "nonlinearities-M-invariance": patch("theory.nonlinearity.population_risk_sigma_quad", _odd_in_theta),
+    "nonlinearities-linear-gate-rate": patch("theory.nonlinearity.oracle.oracle_excess_sigma",
+                                             _replace_result("value", 1 + 1e-6)),
+    "nonlinearities-sigmoid-floor": patch("theory.nonlinearity.oracle.oracle_best_lambda_sigma", _excess_tenth),
+    "nonlinearities-softmax-oracle": patch("numerics.nonlinearity.oracle_comparison", _softmax_excess_up),
+    "nonlinearities-sgd-training": patch("numerics.nonlinearity.training.sgd_training_sigma", _softmax_never_aligns),
 }
 
 # Claims whose quick-mode failing test is here (the others have one in their own test module).

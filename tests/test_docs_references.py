@@ -165,3 +165,33 @@ def test_python_names_cited_by_the_pages_exist():
             if not _resolves(name):
                 bad.append(f"{source.relative_to(ROOT)}: {name}")
     assert not bad, "names that do not exist (moved or renamed?):\n" + "\n".join(bad)
+
+
+# The paper's mathematics is cited by the paper's numbering or by docs/math pages; the name of the
+# out-of-repository notes it was once collected in must not appear (spelled in two parts so that this
+# file does not match itself).
+_NOTES = "S" + "PEC"
+UPPER_NAME = re.compile(rf"\b{_NOTES}(?![A-Za-z])")
+IDENTIFIER = re.compile(r"[A-Za-z0-9_]+")
+ALLOWED_IDENTIFIERS = {"spec", "find_spec", "spec_from_file_location", "module_from_spec"}  # importlib
+
+
+def _notes_references(text: str) -> list:
+    found = UPPER_NAME.findall(text)
+    found += [tok for tok in IDENTIFIER.findall(text)
+              if _NOTES.lower() in tok.split("_") and tok not in ALLOWED_IDENTIFIERS]
+    return found
+
+
+def test_no_reference_to_notes_outside_the_repository():
+    bad = [f"{path.relative_to(ROOT)}: {refs[:3]}" for path, text in repository_text_files()
+           if (refs := _notes_references(text))]
+    assert not bad, "cite the paper's numbering or docs/math/<page>.md#<anchor> instead:\n" + "\n".join(bad)
+
+
+def test_notes_check_catches_every_form():
+    assert _notes_references(f"closed form ({_NOTES} §5)") == [_NOTES]
+    assert _notes_references(f"{_NOTES}_ROWS = []") == [_NOTES]
+    name = f"test_fixed_points_of_{_NOTES.lower()}_7"
+    assert _notes_references(f"def {name}():") == [name]
+    assert _notes_references("SPECIAL, special, inspect, spec = find_spec(name)") == []

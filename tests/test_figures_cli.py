@@ -52,9 +52,10 @@ def test_figures_then_cached(tmp_path, fake_recipes, capsys):
     out = capsys.readouterr().out
     assert calls == ["alpha", "beta"] and out.count("cached") >= 2
     for name in ("alpha", "beta"):
-        assert (tmp_path / "figures" / f"{name}.png").is_file()
-        assert (tmp_path / "figures" / f"{name}.pdf").is_file()
+        assert (tmp_path / "quick" / "figures" / f"{name}.png").is_file()   # quick outputs apart
+        assert (tmp_path / "quick" / "figures" / f"{name}.pdf").is_file()
         assert (tmp_path / "cache" / f"{name}-quick.npz").is_file()
+    assert not (tmp_path / "figures").exists()
 
 
 def test_only_force_and_cache_flags(tmp_path, fake_recipes):
@@ -80,7 +81,7 @@ def test_failed_figure_gives_nonzero_status(tmp_path, monkeypatch):
     monkeypatch.setattr(registry, "discover_recipes", lambda: [_recipe("bad", calls, fail=True),
                                                                _recipe("good", calls)])
     assert main(["figures", "--quick", "--out", str(tmp_path), "--jobs", "1"]) == 1  # in-process fakes
-    assert (tmp_path / "figures" / "good.png").is_file()
+    assert (tmp_path / "quick" / "figures" / "good.png").is_file()
 
 
 @pytest.mark.parametrize("verdict, status", [(0.5, 0), (2.0, 1)])
@@ -93,7 +94,8 @@ def test_reproduce_runs_figures_then_verify(tmp_path, fake_recipes, monkeypatch,
     monkeypatch.setattr(verify, "discover_claims", lambda: [fake])
     assert main(["reproduce", "--quick", "--out", str(tmp_path), "--jobs", "1"]) == status  # in-process fakes
     assert calls == ["alpha", "beta"]
-    assert (tmp_path / "verification.md").is_file() and (tmp_path / "verification.json").is_file()
+    quick = tmp_path / "quick"
+    assert (quick / "verification.md").is_file() and (quick / "verification.json").is_file()
 
 
 def test_python_dash_m_figures_is_slr_figures():
@@ -110,7 +112,7 @@ def test_reproduce_runs_figures_and_claims_in_one_pool(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "figure oracle_stability" in out and "claim zeta-closed-form" in out
     for name in ("oracle_stability", "phase_portrait"):
-        assert (tmp_path / "figures" / f"{name}.png").is_file()
-    report = json.loads((tmp_path / "verification.json").read_text())
+        assert (tmp_path / "quick" / "figures" / f"{name}.png").is_file()
+    report = json.loads((tmp_path / "quick" / "verification.json").read_text())
     assert sorted(c["claim_id"] for c in report["claims"]) == ["theorem1-oracle-general", "zeta-closed-form"]
     assert all(c["status"] == "pass" for c in report["claims"])

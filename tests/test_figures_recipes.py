@@ -3,9 +3,12 @@
 import numpy as np
 import pytest
 
+from figures.cache import DataCache
 from figures.paths import OutputPaths
+from figures.printcheck import print_problems
 from figures.registry import discover_recipes
-from figures.runner import progress_factory, run_recipes
+from figures.runner import cache_entry, progress_factory, run_recipes
+from figures.style import figure_style
 
 RECIPES = discover_recipes()
 
@@ -31,6 +34,12 @@ def test_recipe_quick_run(recipe, tmp_path):
         assert f.stat().st_size > 1000, f
     assert f.read_bytes()[:5] == b"%PDF-"
     assert params == recipe.params(True) and params != recipe.params(False)
+    # Fit for a paper at its declared print size: width, no layout warning, text >= 7 pt, no
+    # overlapping text, no legend over an axes, only the palette (figures.printcheck).
+    stem, key = cache_entry(recipe, params, True)
+    with figure_style():
+        fig = recipe.plot(DataCache(paths.cache).load(stem, key).data, params)
+        assert print_problems(fig) == []
 
 
 def _quick_data(name):
@@ -38,7 +47,7 @@ def _quick_data(name):
     return recipe.compute(recipe.params(True), np.random.default_rng(0), progress_factory(False)), recipe.params(True)
 
 
-def test_phase_portrait_data_shows_the_fixed_points_of_spec_7():
+def test_phase_portrait_data_shows_the_fixed_points_on_m():
     data, p = _quick_data("phase_portrait")
     kinds = dict(zip(map(tuple, data["fixed_points"]), data["fixed_kind"]))
     assert kinds[(0.0, 0.0)] == "saddle"

@@ -1,4 +1,4 @@
-"""Gradient flow (SPEC §7): the five-overlap ODE, its restriction to M, PGD -> flow at order 1,
+"""Gradient flow (docs/math/dynamics.md#pgd-step-in-overlaps): the five-overlap ODE, its restriction to M, PGD -> flow at order 1,
 and the fixed points of the flow on M."""
 
 import numpy as np
@@ -40,7 +40,7 @@ def test_flow_velocity_is_the_small_step_limit(rng):
 
 @pytest.mark.parametrize("lam, d", [(0.1, 400), (0.9, 400), (1.0, 20)])
 def test_manifold_flow_is_the_restriction_to_m(lam, d, rng):
-    """SPEC §7's M-flow (its own closed-form dR/dkappa, dR/dnu) equals the five-overlap ODE on M,
+    """The M-flow of docs/math/dynamics.md#flow-on-m (its own closed-form dR/dkappa, dR/dnu) equals the five-overlap ODE on M,
     whose off-M components vanish exactly there."""
     kappa, nu = rng.uniform(-1, 1, (2, 200))
     zero = np.zeros(200)
@@ -114,10 +114,31 @@ def test_alignment_event():
     assert traj.t[-1] == pytest.approx(traj.t_events[0])
 
 
-def test_failure_raises_actionable():
+def test_failure_raises_actionable(monkeypatch):
+    """A solver failure (simulated: solve_ivp reporting status -1) raises with advice."""
+    import numerics.dynamics.flow as flow
+    real = flow.solve_ivp
+
+    def failing(*args, **kwargs):
+        sol = real(*args, **kwargs)
+        sol.status, sol.message = -1, "Required step size is less than spacing between numbers."
+        return sol
+    monkeypatch.setattr(flow, "solve_ivp", failing)
     with pytest.raises(RuntimeError, match="method"):
-        manifold_flow(ScheduledProblem(d=400, lam=lambda t: 0.1 if t < 1.0 else np.nan), 0.3, 0.2,
-                      t_end=10.0, ode=OdeOptions(method="RK45"))
+        manifold_flow(Problem(d=400, lam=0.1), 0.3, 0.2, t_end=10.0, ode=OdeOptions(method="RK45"))
+
+
+@pytest.mark.parametrize("bad", [np.nan, -1.0, 0.0, np.inf, "0.1"])
+@pytest.mark.parametrize("which", ["overlap", "manifold"])
+def test_schedule_with_bad_values_raises(bad, which):
+    """A schedule turning NaN, infinite, non-positive or non-numeric at t = 1 stops the flow with a
+    ValueError naming lam and the time, instead of integrating NaN and reporting success."""
+    problem = ScheduledProblem(d=400, lam=lambda t: 0.1 if t < 1.0 else bad)
+    with pytest.raises(ValueError, match=r"lam=.*lambda\([0-9.]+\) = "):
+        if which == "overlap":
+            overlap_flow(problem, Overlaps(kappa=0.3, nu=0.2), t_end=10.0)
+        else:
+            manifold_flow(problem, 0.3, 0.2, t_end=10.0)
 
 
 def test_bad_input():
@@ -133,7 +154,7 @@ def test_bad_input():
 
 @pytest.mark.parametrize("lam, d", [(0.1, 400), (1.0, 20), (0.05, 10)])
 def test_fixed_points_of_the_manifold_flow(lam, d):
-    """(0,0) saddle, (1,1) and (-1,-1) stable, (1,-1), (-1,1) unstable (SPEC §7), and the
+    """(0,0) saddle, (1,1) and (-1,-1) stable, (1,-1), (-1,1) unstable (docs/math/dynamics.md#fixed-points-and-their-types), and the
     finite-difference Jacobians match the closed forms of numerics.dynamics.phase_portrait."""
     kinds = {(p.kappa, p.nu): p.kind for p in manifold_fixed_points(Problem(d=d, lam=lam))}
     assert kinds == {(0.0, 0.0): "saddle", (1.0, 1.0): "stable node", (-1.0, -1.0): "stable node",
@@ -154,3 +175,19 @@ def test_fixed_points_of_the_manifold_flow(lam, d):
         fd = manifold_jacobian(Problem(d=d, lam=lam), kappa, nu)
         # central differences, h = 1e-6: truncation ~1e-12, roundoff ~eps |f| / h ~ 1e-10
         np.testing.assert_allclose(fd, jac, atol=1e-8 * max(1.0, np.max(np.abs(jac))))
+
+
+def test_flow_states_are_feasible_and_the_projection_is_reported():
+    """lambda = 0.9 towards k = -v* (rank-deficient): the integrator's raw end state has a Gram
+    eigenvalue below -64 eps (tolerance 1e-10 relative); the returned states are feasible, and the
+    reported projection is within the integrator's tolerance."""
+    from theory.parameters import gram_matrix
+
+    starts = sample_initial_overlaps(400, 8, np.random.default_rng(3))
+    start = Overlaps(**{n: float(getattr(starts, n)[7]) for n in OVERLAP_NAMES})
+    traj = overlap_flow(Problem(d=400, lam=0.9), start, t_end=20.0)
+    raw_end = np.linalg.eigvalsh(gram_matrix(*traj.sol(traj.t[-1])))[0]
+    assert raw_end < -64 * np.finfo(float).eps            # the test is not vacuous
+    assert np.min(np.linalg.eigvalsh(gram_matrix(*traj.y))[..., 0]) >= -64 * np.finfo(float).eps
+    Overlaps(**traj.final)                                  # valid
+    assert 0 < traj.projection < 1e-10

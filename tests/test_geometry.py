@@ -1,4 +1,4 @@
-"""Vectors with prescribed overlaps and back (SPEC §3): numerics.montecarlo.geometry."""
+"""Vectors with prescribed overlaps and back (docs/math/task.md#overlaps-and-the-manifold-m): numerics.montecarlo.geometry."""
 
 import numpy as np
 import pytest

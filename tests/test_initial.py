@@ -1,4 +1,4 @@
-"""The two routes to the initial law (SPEC §8): explicit vectors vs the direct overlap sampler.
+"""The two routes to the initial law (docs/math/initial-law.md#uniform-on-the-sphere): explicit vectors vs the direct overlap sampler.
 
 Statistical design: two-sample Kolmogorov-Smirnov tests per overlap (and for one joint statistic),
 Bonferroni over the whole batch of a test function at a declared family false-failure rate;

@@ -1,4 +1,4 @@
-"""Problem and Overlaps: validation, immutability, keyword-only construction (SPEC §1-§3)."""
+"""Problem and Overlaps: validation, immutability, keyword-only construction (docs/math/task.md#the-task)."""
 
 import dataclasses
 import math

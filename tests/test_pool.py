@@ -138,7 +138,7 @@ def wait_for(predicate, timeout, period=0.1):
 # A parent whose two workers each write half of a file through atomic_write and then sleep:
 # the temporary file exists while the parent is killed.
 PARENT = textwrap.dedent('''
-    import sys, time
+    import os, sys, time
     from pathlib import Path
     from figures.cache import atomic_write
     from numerics.pool import ordered_map
@@ -147,7 +147,7 @@ PARENT = textwrap.dedent('''
         def write(fh):
             fh.write(b"half")
             fh.flush()
-            print("writing", flush=True)
+            os.write(1, b"writing\\n")   # one write(2) below PIPE_BUF: the workers' lines never interleave
             time.sleep(600)
         atomic_write(Path(path), write)
 

@@ -1,4 +1,4 @@
-"""Linear probing of [CLS] states (paper Section 2; SPEC §8): sentences, features, probes, figure.
+"""Linear probing of [CLS] states (paper Section 2): sentences, features, probes, figure.
 
 The sentence tests and the import-hygiene test need only the core dependencies. The others
 need the optional ``probing`` extra and skip without it; they run offline on a tiny randomly

@@ -85,3 +85,29 @@ def test_display_is_off_without_a_terminal(tmp_path):
             live.item_done("a")
             live.handle((1, "bar", "x", 1, 2)) if live.enabled else None
     assert (tmp_path / "log").read_text() == ""
+
+
+def test_sgd_step_bars_are_forwarded_from_a_worker(monkeypatch):
+    """In a pool worker (here: this process made to look like one), the SGD simulators' step bars
+    and map_jobs' task bar send their counts to the display's queue; a disabled bar sends nothing."""
+    import queue
+
+    import numerics.progress as progress
+    from numerics.executors import map_runs
+    from numerics.sgd.trajectory import progress_bar
+
+    q = queue.Queue()
+    monkeypatch.setattr(progress, "_QUEUE", q)
+    monkeypatch.setattr(progress, "_IN_WORKER", True)
+    with progress_bar(False, 10, "silent") as silent:
+        silent.update(10)
+    assert q.empty()
+    bar = progress_bar(True, 10, "SGD steps")
+    bar.update(4)
+    bar.close()
+    map_runs(len, 4, 0, runs_per_task=2, progress=True, desc="tasks")
+    messages = []
+    while not q.empty():
+        messages.append(q.get())
+    bars = [m[2:] for m in messages if m[1] == "bar"]
+    assert ("SGD steps", 4, 10) in bars and ("tasks", 2, 2) in bars, bars

@@ -44,7 +44,7 @@ def test_quick_run_writes_png_and_pdf(name, quick_runs):
 
 
 def test_online_sgd_full_params_are_the_papers_experiment():
-    # SPEC §8 last row, typed from the specification.
+    # docs/math/dynamics.md#the-papers-experiments, last row, typed from the specification.
     (recipe,) = [r for r in discover_recipes() if r.name == "training_online_sgd"]
     p = recipe.params(False)
     assert (p["d"], p["L"], p["batch_size"], p["eps"], p["alpha"], p["steps"], p["n_runs"], p["test_size"]) == \

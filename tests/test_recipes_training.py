@@ -1,4 +1,4 @@
-"""The four training figures (SPEC §8 rows 1-4): parameters as in the paper's table, cache keys that
+"""The four training figures (docs/math/dynamics.md#the-papers-experiments, rows 1-4): parameters as in the paper's table, cache keys that
 cover the shared helper, and the quick data and figures consistent with the numerics they draw.
 (Every recipe's quick run through the runner is in tests/test_figures_recipes.py.)"""
 
@@ -22,8 +22,8 @@ from theory import Problem, oracle_risk
 MODULES = {"training_init_on_M": 0, "training_sphere_small_lambda": 1, "training_sphere_large_lambda": 2,
            "training_sphere_schedule": 3}
 
-# SPEC §8, rows 1-4, typed in from the paper's table (independent of numerics.dynamics.experiments).
-SPEC_ROWS = [
+# docs/math/dynamics.md#the-papers-experiments, rows 1-4, typed in from the paper's table (independent of numerics.dynamics.experiments).
+PAPER_ROWS = [
     dict(init="manifold", d=400, lam=0.1, alpha=4e-3, steps=20_000),
     dict(init="sphere", d=400, lam=0.1, alpha=4e-3, steps=20_000),
     dict(init="sphere", d=400, lam=0.9, alpha=1e-3, steps=120_000),
@@ -55,7 +55,7 @@ def test_recipes_are_registered_and_the_helper_is_not():
 @pytest.mark.parametrize("name, row", MODULES.items())
 def test_full_parameters_are_the_papers(name, row):
     p = _module(name).params(False)
-    spec = SPEC_ROWS[row]
+    spec = PAPER_ROWS[row]
     assert {k: p[k] for k in spec} == spec
     assert (p["L"], p["n_runs"], p["eps"]) == (10, 30, 0.0)
     assert p["gamma"] == pytest.approx(math.sqrt(0.5), rel=1e-15)
@@ -121,11 +121,23 @@ def test_plot_has_four_panels_and_says_what_the_band_is(quick_data, name):
         fig = _module(name).plot(data, p)
     axes = fig.get_axes()
     assert len(axes) == 4
-    risk_axis = axes[0]
-    legend_texts = [t.get_text() for t in risk_axis.get_legend().get_texts()]
+    (legend,) = fig.legends                     # one legend, below the panels
+    legend_texts = [t.get_text() for t in legend.get_texts()]
     assert training_plot.BAND in legend_texts and any("oracle" in t for t in legend_texts)
-    assert any("aligned up to sign" in t.get_text() for t in risk_axis.texts)
+    # each group of runs is named with its size; the title names the paper's experiment
+    counts = {name: len(runs) for name, runs in training_plot.groups(data).items()}
+    for group, n in counts.items():
+        assert f"{group} ({n}/{p['n_runs']} runs)" in legend_texts
+    assert sum(counts.values()) == p["n_runs"]
+    assert f"Paper experiment “{p['experiment']}”" in fig._suptitle.get_text()
     assert axes[3].get_yscale() == "log"
+
+
+def test_groups_split_the_runs_by_alignment():
+    data = {"aligned": np.array([1, 0, 1, 1, 0])}
+    found = training_plot.groups(data)
+    assert found["aligned"].tolist() == [0, 2, 3] and found["not aligned"].tolist() == [1, 4]
+    assert list(training_plot.groups({"aligned": np.ones(3)})) == ["aligned"]
 
 
 def test_full_init_on_m_aligns_every_run():

@@ -1,4 +1,4 @@
-"""The population risk by its three routes: closed form, quadrature, Monte Carlo (SPEC §1-§6)."""
+"""The population risk by its three routes: closed form, quadrature, Monte Carlo (docs/math/risk.md#quadrature-and-monte-carlo-routes)."""
 
 import dataclasses
 import math
@@ -33,7 +33,7 @@ def _kappa_scale(problem):
     return np.minimum(1.0, c2 / (lam * s))
 
 
-def _gradient_floor(problem, name):
+def gradient_floor(problem, name):
     """A bound on the roundoff of the closed-form partial derivative R_name.
 
     Each term of R is at most quadratic in the overlaps, so d/dx (x = nu, theta, eta, rho) of a
@@ -69,13 +69,16 @@ def _random_overlaps(rng, d, on_manifold):
     return Overlaps(kappa=k[0], nu=v[1], theta=v[0], eta=k[1], rho=float(k @ v))
 
 
-def _random_point(rng, i, d_range=(2, 1e5), L_range=(1, 1000), lam_range=(1e-3, 10.0),
-                  gamma_range=(1e-2, 10.0)):
+def random_point(rng, i, d_range=(2, 1e5), L_range=(1, 1000), lam_range=(1e-3, 10.0),
+                 gamma_range=(1e-2, 10.0)):
+    """A random (problem, overlaps): d, L, gamma, lambda log-uniform in their ranges, eps uniform
+    in [0, 1]; on M for even i (when d >= 4). Shared with the other tests of the risk routes."""
     d = int(round(_log_uniform(rng, *d_range)))
     L = int(round(_log_uniform(rng, *L_range)))
     problem = Problem(d=d, L=L, gamma=_log_uniform(rng, *gamma_range), eps=rng.uniform(0, 1),
                       lam=_log_uniform(rng, *lam_range))
-    return problem, _random_overlaps(rng, d, on_manifold=i % 2 == 0)
+    # A point of M with |kappa|, |nu| < 1 has a rank-4 Gram matrix: realisable only for d >= 4.
+    return problem, _random_overlaps(rng, d, on_manifold=i % 2 == 0 and d >= 4)
 
 
 # ---------------------------------------------------------------- closed form = quadrature
@@ -84,7 +87,7 @@ def test_closed_form_equals_quadrature_at_random_points(rng):
     """|closed - quad| <= quad.abserr (QUADPACK's estimate, propagated) + the closed form's floor."""
     worst = 0.0
     for i in range(240):
-        problem, overlaps = _random_point(rng, i)
+        problem, overlaps = random_point(rng, i)
         closed = float(population_risk(problem, overlaps))
         q = population_risk_quad(problem, overlaps)
         tol = q.abserr + float(population_risk_roundoff(problem, overlaps))
@@ -137,7 +140,7 @@ def test_closed_form_equals_monte_carlo_at_random_points(rng):
     m = 20
     z_crit = bonferroni_z(ALPHA, m)
     for i in range(m):
-        problem, overlaps = _random_point(rng, i, L_range=(1, 10), lam_range=(0.05, 3.0),
+        problem, overlaps = random_point(rng, i, L_range=(1, 10), lam_range=(0.05, 3.0),
                                           gamma_range=(0.1, 3.0))
         exact = float(population_risk(problem, overlaps))
         pilot = population_risk_mc(problem, overlaps, n=20_000, rng=rng)
@@ -178,7 +181,7 @@ def test_gradient_equals_central_differences(rng):
     [x - h, x + h] (relative change ~ h / l ~ 6e-6). Plus the gradient's own roundoff.
     """
     n = 200
-    points = [_random_point(rng, i) for i in range(n)]
+    points = [random_point(rng, i) for i in range(n)]
     fields = {name: np.array([float(getattr(p, name)) for p, _ in points])
               for name in ("d", "L", "gamma", "eps", "lam")}
     ov = {name: np.array([float(getattr(o, name)) for _, o in points]) for name in OVERLAP_NAMES}
@@ -196,7 +199,7 @@ def test_gradient_equals_central_differences(rng):
 
         fd = (R(h) - R(-h)) / (2 * h)
         third = (R(2 * H) - 2 * R(H) + 2 * R(-H) - R(-2 * H)) / (2 * H**3)
-        tol = 2 * h**2 / 6 * np.abs(third) + floor / h + _gradient_floor(problem, name)
+        tol = 2 * h**2 / 6 * np.abs(third) + floor / h + gradient_floor(problem, name)
         ratio = np.abs(fd - grad[name]) / tol
         assert np.all(ratio <= 1), (name, np.max(ratio), points[int(np.argmax(ratio))])
 
@@ -204,9 +207,9 @@ def test_gradient_equals_central_differences(rng):
 # ---------------------------------------------------------------- symmetries and special cases
 
 def test_sign_flip_symmetry_closed_form_and_quadrature(rng):
-    """(k, v) -> (-k, -v): (kappa, nu, theta, eta, rho) -> (-kappa, -nu, -theta, -eta, rho) (SPEC §2)."""
+    """(k, v) -> (-k, -v): (kappa, nu, theta, eta, rho) -> (-kappa, -nu, -theta, -eta, rho) (docs/math/task.md#the-predictor)."""
     for i in range(40):
-        problem, overlaps = _random_point(rng, i)
+        problem, overlaps = random_point(rng, i)
         flipped = Overlaps(kappa=-overlaps.kappa, nu=-overlaps.nu, theta=-overlaps.theta,
                            eta=-overlaps.eta, rho=overlaps.rho)
         floor = float(population_risk_roundoff(problem, overlaps))
@@ -229,7 +232,7 @@ def test_sign_flip_symmetry_on_the_same_samples(rng):
 
 
 def test_random_and_fixed_location_give_the_same_risk(rng):
-    """T is permutation invariant (SPEC §2), so J uniform and J fixed at 0 or L-1 agree.
+    """T is permutation invariant (docs/math/task.md#the-predictor), so J uniform and J fixed at 0 or L-1 agree.
 
     Two-sample z-tests (difference over the combined stderr), Bonferroni over the 4 comparisons;
     power: a 2% difference in the risk would be detected (checked below).
@@ -264,12 +267,12 @@ def _gate_correlation_quad(lam):
 def test_single_token_has_no_noise_terms(rng):
     """L = 1: the closed form equals the quadrature of the informative token alone.
 
-    Also R is a polynomial of degree 2 in L (SPEC §5), whose second difference is the squared
+    Also R is a polynomial of degree 2 in L (docs/math/risk.md#closed-form-population-risk), whose second difference is the squared
     mean of one noise token's term, 2 (E[erf(lam U) V])^2 = 2 rho^2 C_lambda^2; here C_lambda is
     recomputed as E[erf(lam Z) Z] by quadrature, independently of ``gate_correlation``.
     """
     for i in range(30):
-        problem, overlaps = _random_point(rng, i)
+        problem, overlaps = random_point(rng, i)
         one = dataclasses.replace(problem, L=1)
         q = population_risk_quad(one, overlaps)
         assert abs(float(population_risk(one, overlaps)) - q.value) <= (
@@ -286,7 +289,7 @@ def test_single_token_has_no_noise_terms(rng):
 def _oracle_reference(problem, dps=30):
     """eps^2 + gamma^2 E[(1 - erf(lam (s + gamma Z)))^2] + (L-1) E[erf(lam Z)^2] with mpmath quadrature.
 
-    SPEC §6 with zeta(0, lam) also written as its defining expectation; 1 - erf = erfc.
+    docs/math/baselines.md#ordering-of-the-risks with zeta(0, lam) also written as its defining expectation; 1 - erf = erfc.
     Returns (value, error estimate), both as floats.
     """
     with mpmath.workdps(dps):
@@ -328,7 +331,7 @@ def test_array_fields_equal_a_loop(rng):
     Array and scalar evaluations may use different libm/SIMD paths for erf and exp, so each may
     differ from exact by the closed form's floor: allow twice the floor.
     """
-    points = [_random_point(rng, i) for i in range(50)]
+    points = [random_point(rng, i) for i in range(50)]
     fields = {name: np.array([getattr(p, name) for p, _ in points]).reshape(5, 10)
               for name in ("d", "L", "gamma", "eps", "lam")}
     ov = {name: np.array([float(getattr(o, name)) for _, o in points]).reshape(5, 10)
@@ -338,7 +341,7 @@ def test_array_fields_equal_a_loop(rng):
     grad = population_risk_grad(problem, overlaps)
     floor = population_risk_roundoff(problem, overlaps)
     assert risk.shape == (5, 10) and all(g.shape == (5, 10) for g in grad.values())
-    gfloor = {x: _gradient_floor(problem, x) for x in OVERLAP_NAMES}
+    gfloor = {x: gradient_floor(problem, x) for x in OVERLAP_NAMES}
     for idx, (p, o) in zip(np.ndindex(5, 10), points):
         assert abs(risk[idx] - float(population_risk(p, o))) <= 2 * floor[idx]
         gp = population_risk_grad(p, o)

@@ -13,7 +13,7 @@ from theory import OVERLAP_NAMES, Overlaps, oracle_risk
 SMALL = dataclasses.replace(PAPER_SGD, n_steps=1000, n_runs=4, test_size=100, log_every=250)
 
 
-def test_paper_configuration_is_the_last_row_of_spec_table_8():
+def test_paper_configuration_is_the_papers_online_sgd_experiment():
     c = PAPER_SGD
     assert (c.d, c.L, c.eps, c.lam0, c.alpha, c.n_steps, c.batch_size, c.n_runs, c.test_size) == \
         (80, 10, 0.1, 2.0, 1e-3, 200_000, 5, 30, 1000)

@@ -40,7 +40,7 @@ def test_minibatch_gradient_matches_complex_step_derivatives(rng):
 def test_mean_stochastic_gradient_is_the_population_gradient(rng):
     # Loss convention (mean squared error, no 1/2): on the tangent space, E[g_k] = R_kappa k*
     # + R_eta v* + R_rho v and E[g_v] = R_nu v* + R_theta k* + R_rho k with the closed-form partials
-    # (SPEC §7). (Off the sphere E[loss] also depends on |k|, |v|, which only adds multiples of k
+    # (docs/math/dynamics.md#overlap-ode). (Off the sphere E[loss] also depends on |k|, |v|, which only adds multiples of k
     # to g_k and of v to g_v: the projection of the SGD step removes them.) Per-sample gradients
     # (B = 1) of n samples, projected on k*, v*, the other vector (each made orthogonal to k for
     # g_k, to v for g_v) and a direction orthogonal to all four; 8 z-tests, family-wise

@@ -19,6 +19,7 @@ from numerics.montecarlo.geometry import vectors_from_overlaps
 from numerics.dynamics.initial import sample_initial_overlaps
 from numerics.dynamics.schedules import PaperSchedule
 from numerics.sgd.full import sphere_step, minibatch_loss_grad, online_sgd_full, sample_batch
+from numerics.sgd.frame import frame_overlaps
 from numerics.sgd.reduced import cholesky_coordinates, online_sgd_reduced
 from theory import OVERLAP_NAMES, Overlaps, Problem
 from numerics.dynamics.schedules import ScheduledProblem
@@ -53,7 +54,7 @@ def test_one_step_matches_the_full_step_on_the_same_samples(rng):
     w6 = np.linalg.norm(w - w5 * u / nu_)
     KV1 = sr._advance(KV, x, PQ, CE, alpha, np.array([-alpha * nu_]), np.array([-alpha * w5]),
                       np.array([-alpha * w6]), np.zeros((1, 2, 6)))
-    got = sr._overlaps(KV1)
+    got = frame_overlaps(KV1)
     want = dict(kappa=k1[0] @ ks, nu=v1[0] @ vs, theta=v1[0] @ ks, eta=k1[0] @ vs, rho=k1[0] @ v1[0])
     # Both routes end with O(1) normalised numbers computed by different summation orders
     # (measured: at most 1 eps); 64 eps leaves room for other platforms' reduction orders.

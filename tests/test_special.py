@@ -1,4 +1,4 @@
-"""Tests of theory.special (SPEC §4): derivatives of erf and the gate correlation C_lambda.
+"""Tests of theory.special (docs/math/risk.md#gaussian-erf-identities): derivatives of erf and the gate correlation C_lambda.
 
 References are computed live with mpmath: mpmath.diff(mpmath.erf) for the derivatives and a
 quadrature of the defining expectation E[erf(lam Z) Z] for C_lambda.

@@ -1,4 +1,4 @@
-"""Large-d asymptotics of the oracle excess risk (SPEC §6, paper Cor 2) against the exact closed form.
+"""Large-d asymptotics of the oracle excess risk (docs/math/corollary2.md#rate-of-the-oracle-excess, paper Cor 2) against the exact closed form.
 
 Rates are tested by fitted log-log slopes. The tolerance on a slope is derived from the known
 next-order correction: if exact = leading * (1 + delta(d)), the fitted slope of the exact values

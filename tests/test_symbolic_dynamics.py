@@ -1,4 +1,4 @@
-"""Overlap ODE and exact PGD recursion (SPEC §7) vs the same dynamics run on vectors in R^d."""
+"""Overlap ODE and exact PGD recursion (docs/math/dynamics.md#pgd-step-in-overlaps) vs the same dynamics run on vectors in R^d."""
 
 import numpy as np
 import pytest
@@ -51,7 +51,7 @@ def test_pgd_step_is_flow_to_first_order():
 
 
 def test_gradient_structure_against_finite_differences(rng):
-    # SPEC §7: grad_k R = R_kappa k* + R_eta v* + R_rho v (R as a function of unnormalised vectors).
+    # docs/math/dynamics.md#gradient-structure: grad_k R = R_kappa k* + R_eta v* + R_rho v (R as a function of unnormalised vectors).
     k, v, ks, vs = _setup(rng)
     gk, gv = _euclidean_gradients(k, v, ks, vs)
     h = 1e-5
@@ -102,5 +102,5 @@ def test_flow_rhs_broadcasts(rng):
     kappa = np.linspace(-0.5, 0.5, 6)
     out = flow_velocity_symbolic(p["d"], p["L"], p["gamma"], p["eps"], p["lam"], kappa, 0.3, 0.0, 0.0, 0.0)
     assert all(np.shape(x) == (6,) for x in out)
-    # On M the off-manifold components vanish exactly (invariance, SPEC §7).
+    # On M the off-manifold components vanish exactly (invariance, docs/math/dynamics.md#invariant-manifold).
     assert np.all(np.asarray(out[2:]) == 0)

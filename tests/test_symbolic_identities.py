@@ -1,4 +1,4 @@
-"""SPEC §4 Gaussian-erf identities proved with sympy; the Zeta sympy functions vs theory.zeta."""
+"""Gaussian-erf identities (docs/math/risk.md#gaussian-erf-identities) proved with sympy; the Zeta sympy functions vs theory.zeta."""
 
 import mpmath
 import numpy as np

@@ -1,4 +1,4 @@
-"""Invariance of M, the reduced flow, its fixed points and the rates at the oracle (SPEC §7)."""
+"""Invariance of M, the reduced flow, its fixed points and the rates at the oracle (docs/math/dynamics.md#local-rates)."""
 
 import functools
 
@@ -25,8 +25,8 @@ def _params(rng, n):
             rng.uniform(0.3, 1.5, n), rng.uniform(0, 0.5, n), rng.uniform(0.05, 0.5, n))
 
 
-def _spec_on_M(d, L, gamma, eps, lam, kappa, nu):
-    """SPEC §7 formulas on M, hand-written: (R_M, dR/dkappa, dR/dnu)."""
+def _stated_on_M(d, L, gamma, eps, lam, kappa, nu):
+    """docs/math/dynamics.md#flow-on-m formulas on M, hand-written: (R_M, dR/dkappa, dR/dnu)."""
     s = np.sqrt(d / 2)
     a_l = lam * s / np.sqrt(1 + 2 * lam**2 * gamma**2)
     b = a_l / np.sqrt(1 + 4 * lam**2 * gamma**2)
@@ -45,19 +45,19 @@ def test_manifold_invariance_proved():
     assert result.proved
 
 
-def test_reduced_flow_equals_spec_formulas_symbolically():
+def test_reduced_flow_equals_the_stated_formulas_symbolically():
     flow = reduced_flow()
     assert flow.residuals == (0, 0, 0, 0, 0)
 
 
-def test_spec_on_manifold_formulas_numerically(rng):
+def test_stated_on_manifold_formulas_numerically(rng):
     n = 300
     d, L, gamma, eps, lam = _params(rng, n)
     d = d * rng.integers(1, 50, n)  # also larger d
     kappa, nu = rng.uniform(-1, 1, n), rng.uniform(-1, 1, n)
     zero = np.zeros(n)
     args = (d, L, gamma, eps, lam, kappa, nu, zero, zero, zero)
-    R, r_kappa, r_nu = _spec_on_M(d, L, gamma, eps, lam, kappa, nu)
+    R, r_kappa, r_nu = _stated_on_M(d, L, gamma, eps, lam, kappa, nu)
     sym = risk_grad_symbolic(*args)
     hand = risk_grad_from_arrays(*args)
     # Values are sums of <= 4 O(gamma^2 (L + 1)) terms of a few rounded factors each; exp(-a^2)

@@ -1,4 +1,4 @@
-"""The risk in overlaps: derived from the model == SPEC §5 transcription == theory.risk (numerics)."""
+"""The risk in overlaps: derived from the model == docs/math/risk.md#closed-form-population-risk transcription == theory.risk (numerics)."""
 
 import numpy as np
 import pytest
@@ -33,7 +33,7 @@ def _tolerance(args, expr, point):
     return 128 * EPS * (1 + a2) * roundoff_scale(args, expr)(*point)
 
 
-def test_model_derivation_equals_spec_formula():
+def test_model_derivation_equals_the_closed_form():
     assert sp.simplify(sp.expand(risk_expression() - risk_expression_from_model())) == 0
 
 

@@ -1,4 +1,4 @@
-"""The task sampler and the attention predictor (SPEC §1-§2)."""
+"""The task sampler and the attention predictor (docs/math/task.md#the-task)."""
 
 import math
 
@@ -39,7 +39,7 @@ def test_same_seed_same_samples(rng):
 
 
 def test_law_of_the_samples(rng):
-    """Moments of SPEC §1 by z-tests, Bonferroni over the 7 statistics at family-wise rate 1e-3.
+    """Moments of docs/math/task.md#the-task by z-tests, Bonferroni over the 7 statistics at family-wise rate 1e-3.
 
     <X_J, k*> ~ N(s, gamma^2), <X_l, k*> ~ N(0, 1) (l != J), Y - <X_J, v*> ~ N(0, eps^2),
     E[Y] = 0, Var Y = gamma^2 + eps^2, and J uniform on {0..L-1} (the count of J = 0).

@@ -1,4 +1,4 @@
-"""Paper Theorem 5: PGD initialised on M converges to the oracle up to the global sign (SPEC §7).
+"""Paper Theorem 5: PGD initialised on M converges to the oracle up to the global sign (docs/math/dynamics.md#convergence-on-m).
 
 The sign rule tested: starts with kappa_0, nu_0 >= 0 (not both 0) go to (1, 1), kappa_0, nu_0 <= 0
 to (-1, -1); in a mixed quadrant the side of the separatrix (the stable manifold of the saddle
@@ -66,7 +66,7 @@ def test_pgd_on_m_converges_to_the_oracle_with_the_predicted_sign(lam, d, alpha,
 
 
 def test_vector_pgd_stays_on_m_up_to_roundoff(rng):
-    """Exactly invariant in exact arithmetic (SPEC §7); in float64 each vector step injects
+    """Exactly invariant in exact arithmetic (docs/math/dynamics.md#invariant-manifold); in float64 each vector step injects
     off-M components of at most ~8 u (about 6 roundings per coordinate of k - alpha P g, with
     alpha |g| <= 1/3, then the normalisation), and near the oracle the transverse dynamics
     contracts (Hessian eigenvalues 0.21 and 424 in the off-M block at lambda = 0.1, d = 400,

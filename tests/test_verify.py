@@ -2,6 +2,7 @@
 
 import json
 import math
+import platform
 
 import numpy as np
 import pytest
@@ -79,14 +80,19 @@ def test_registered_claims_cover_the_paper_items():
 def test_slr_verify_quick_passes_and_writes_reports(tmp_path, capsys):
     assert main(["verify", "--quick", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    payload = json.loads((tmp_path / "verification.json").read_text())
-    md = (tmp_path / "verification.md").read_text()
+    payload = json.loads((tmp_path / "quick" / "verification.json").read_text())   # quick outputs apart
+    md = (tmp_path / "quick" / "verification.md").read_text()
     statuses = {c["claim_id"]: c["status"] for c in payload["claims"]}
     assert set(statuses) == {c.claim_id for c in discover_claims()}
     assert all(s == "pass" for s in statuses.values()), statuses
     for claim_id in statuses:
         assert claim_id in md and claim_id in out
     assert payload["mode"] == "quick" and payload["versions"]["numpy"] == np.__version__
+    origin = payload["provenance"]
+    assert origin["python"] == platform.python_version() and origin["seed"] == 0 and origin["cpu"]
+    assert origin["git"]["commit"] == "not a checkout" or len(origin["git"]["commit"]) == 40
+    assert payload["elapsed_seconds"] == pytest.approx(sum(c["seconds"] for c in payload["claims"]))
+    assert all(c["seconds"] > 0 for c in payload["claims"])
 
 
 def test_slr_verify_exit_status_is_nonzero_on_failure(tmp_path, monkeypatch):
@@ -95,12 +101,12 @@ def test_slr_verify_exit_status_is_nonzero_on_failure(tmp_path, monkeypatch):
     failing = claim("always-fails", "s")(lambda quick, rng: _check(2.0))
     monkeypatch.setattr(verify, "discover_claims", lambda: [failing])
     assert main(["verify", "--quick", "--out", str(tmp_path)]) == 1
-    assert json.loads((tmp_path / "verification.json").read_text())["claims"][0]["status"] == "fail"
+    assert json.loads((tmp_path / "quick" / "verification.json").read_text())["claims"][0]["status"] == "fail"
 
 
 def test_slr_verify_only_and_unknown_claim(tmp_path, capsys):
     assert main(["verify", "--quick", "--only", "theorem1-oracle-general", "--out", str(tmp_path)]) == 0
-    payload = json.loads((tmp_path / "verification.json").read_text())
+    payload = json.loads((tmp_path / "quick" / "verification.json").read_text())
     assert [c["claim_id"] for c in payload["claims"]] == ["theorem1-oracle-general"]
     with pytest.raises(SystemExit) as exc:
         main(["verify", "--only", "no-such-claim", "--out", str(tmp_path)])

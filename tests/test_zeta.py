@@ -1,4 +1,4 @@
-"""Tests of zeta(t, g) = E[erf(t + g Z)^2], Z ~ N(0, 1), and its t-derivatives (SPEC §4).
+"""Tests of zeta(t, g) = E[erf(t + g Z)^2], Z ~ N(0, 1), and its t-derivatives (docs/math/risk.md#derivatives-of-zeta).
 
 Routes compared: the Owen's T closed form ``theory.zeta`` (float64), mpmath quadrature of the
 defining expectation ``theory.zeta_reference.zeta_mpmath`` (read from

@@ -1,4 +1,4 @@
-"""Baseline risks of single-location regression (SPEC §6; paper Proposition 3, Theorem 1).
+"""Baseline risks of single-location regression (docs/math/baselines.md#best-linear-predictor; paper Proposition 3, Theorem 1).
 
 - Null predictor T = 0: risk E[Y^2] = eps^2 + gamma^2.
 - Best linear predictor of Y from the flattened sequence, J uniform (paper Prop 3): the tokens
@@ -39,7 +39,7 @@ _XATOL = 1e-10       # minimize_scalar tolerance in log lambda
 
 
 def null_risk(problem: Task):
-    """Risk of T = 0: E[Y^2] = eps^2 + gamma^2 (SPEC §1). Broadcasts over array fields."""
+    """Risk of T = 0: E[Y^2] = eps^2 + gamma^2 (docs/math/task.md#facts-about-the-task). Broadcasts over array fields."""
     return np.asarray(problem.eps, dtype=float) ** 2 + np.asarray(problem.gamma, dtype=float) ** 2
 
 
@@ -54,7 +54,7 @@ def linear_risk(problem: Task):
 
 
 def linear_risk_fixed_location(problem: Task):
-    """Best linear predictor when J is fixed (SPEC §6): beta_J = v* gives eps^2 exactly."""
+    """Best linear predictor when J is fixed (docs/math/baselines.md#best-linear-predictor): beta_J = v* gives eps^2 exactly."""
     return np.asarray(problem.eps, dtype=float) ** 2 + 0.0 * np.asarray(problem.gamma, dtype=float)
 
 

@@ -1,4 +1,4 @@
-"""Bayes risk of single-location regression by quadrature (SPEC §6), independent of sampling.
+"""Bayes risk of single-location regression by quadrature (docs/math/baselines.md#bayes-risk), independent of sampling.
 
 Derivation (re-derived here; every step is checked numerically by ``tests/test_bayes.py``).
 Write u = <X_l, k*>, w = <X_l, v*>, and f_1 = N(s k*, gamma^2 I_d), f_0 = N(0, I_d) for the laws
@@ -44,6 +44,7 @@ import math
 import numpy as np
 from scipy.stats import ncx2
 
+from .bayes_bound import bayes_excess_bound
 from .parameters import Task
 from .risk_quad import QuadResult
 
@@ -57,6 +58,10 @@ _X_LO, _X_HI = -39.2, 4.0
 _NODES = 16             # Gauss-Legendre nodes per panel
 _MAX_NC = 1e9           # scipy's noncentral chi^2 quantiles become slow / unreliable beyond
 _NORM_TOL = 1e-10       # each discretised law must integrate to 1 to this accuracy
+# Largest number of panels per law. The cost is ~ (tau grid) x (nodes in the band of x) ~ the
+# spread of ell times a constant: 5e4 panels (spread 5e4 in ell at panel = 1) take ~10 s of one
+# core and < 0.3 GB (4 laws x 8e5 nodes, tau grid 2e5 points); see tests/test_bayes_limits.py.
+_MAX_PANELS = 50_000
 
 
 def scalar_problem_fields(problem: Task):
@@ -86,6 +91,7 @@ def _ncx2_law(df, nc, scale, c0, panel):
     if lo < width:
         lo = 0.0                # keep the endpoint W = 0 inside the first panel
     n_panels = max(1, math.ceil((hi - lo) / width))
+    _check_panels(n_panels)
     t_edges = np.sqrt(np.linspace(lo, hi, n_panels + 1))
     t, wt = _gauss_legendre_panels(t_edges)
     W = t * t
@@ -93,8 +99,18 @@ def _ncx2_law(df, nc, scale, c0, panel):
     return scale * W + c0, weights
 
 
+class BeyondQuadrature(ValueError):
+    """The law of ell spreads over more than _MAX_PANELS panels: the route would take too long."""
+
+
+def _check_panels(n_panels):
+    if n_panels > _MAX_PANELS:
+        raise BeyondQuadrature(f"{n_panels} panels")
+
+
 def _gauss_law(mean, sd, panel):
     n_panels = max(1, math.ceil(2 * _GAUSS_HALF_WIDTH * sd / panel))
+    _check_panels(n_panels)
     edges = mean + sd * np.linspace(-_GAUSS_HALF_WIDTH, _GAUSS_HALF_WIDTH, n_panels + 1)
     x, w = _gauss_legendre_panels(edges)
     return x, w * np.exp(-0.5 * ((x - mean) / sd) ** 2) / (sd * math.sqrt(2 * math.pi))
@@ -187,13 +203,17 @@ def _excess(d, L, gamma, panel, h_tau):
 
 
 def bayes_risk_quad(problem: Task, panel: float = 1.0, h_tau: float = 0.25) -> QuadResult:
-    """Bayes risk eps^2 + E[Var(<X_J, v*> | X)] by quadrature (SPEC §6; module docstring).
+    """Bayes risk eps^2 + E[Var(<X_J, v*> | X)] by quadrature (docs/math/baselines.md#bayes-risk; module docstring).
 
     Uses d, L, gamma, eps of a scalar ``problem`` (lam is ignored: the Bayes predictor has none);
     needs d >= 2. Exact at finite d up to the reported ``abserr`` (comparison with a rule twice as
-    coarse in both ell and tau, plus the neglected tail mass). Cost grows about linearly in d (the
-    tau grid spans the spread of ell): ~0.1 s at d = 10, ~1 s at d = 1000. L = 1 gives eps^2 exactly. Sibling:
-    ``numerics.montecarlo.bayes_risk.bayes_risk_mc`` (Monte Carlo).
+    coarse in both ell and tau, plus the neglected tail mass). L = 1 gives eps^2 exactly.
+    Where the Bhattacharyya bound on B (``theory.bayes_bound``; at L = 10: every gamma once d >= 400,
+    and d = 100 unless 0.55 < gamma < 2.4) is below that tail error, the value is eps^2 + bound/2
+    with abserr bound/2, at no cost. Otherwise the cost grows with the spread of ell (about
+    linearly in d, and like |1 - 1/gamma^2| away from gamma = 1): ~0.1 s at d = 10, gamma = 0.7;
+    spreads beyond 5e4 panels (~10 s, 0.3 GB) raise ValueError stating the bound instead.
+    Sibling: ``numerics.montecarlo.bayes_risk.bayes_risk_mc`` (Monte Carlo).
     """
     d, L, gamma, eps = scalar_problem_fields(problem)
     for name, value in (("panel", panel), ("h_tau", h_tau)):
@@ -201,9 +221,20 @@ def bayes_risk_quad(problem: Task, panel: float = 1.0, h_tau: float = 0.25) -> Q
             raise ValueError(f"{name}={value!r} is not allowed: {name} must be in (0, 2]")
     if L == 1:
         return QuadResult(value=eps * eps, abserr=0.0)
-    fine = _excess(d, L, gamma, panel, h_tau)
-    coarse = _excess(d, L, gamma, 2 * panel, 2 * h_tau)
     # Each law misses mass 2 delta; every term of the integrand is a product of at most three
     # transforms bounded by 1, and int phi(ell + tau) dtau = 1, so the loss is < 2 delta (L-1)(gamma^2 + L).
     tail = 2 * _DELTA * (L - 1) * (gamma**2 + L)
+    bound = bayes_excess_bound(d, L, gamma)   # 0 <= B <= bound (theory.bayes_bound)
+    if bound <= tail:
+        # The bound is below the quadrature's own error floor: B = bound/2 +- bound/2 is as exact.
+        return QuadResult(value=eps * eps + bound / 2, abserr=bound / 2)
+    try:
+        fine = _excess(d, L, gamma, panel, h_tau)
+        coarse = _excess(d, L, gamma, 2 * panel, 2 * h_tau)
+    except BeyondQuadrature as err:
+        raise ValueError(
+            f"gamma={gamma!r} with d={d} is beyond bayes_risk_quad: the law of the log-likelihood "
+            f"ratio needs {err} of width {panel:g} (limit {_MAX_PANELS}); here only "
+            f"0 <= Bayes risk - eps^2 <= {bound:.3g} is known (theory.bayes_bound); use "
+            "numerics.bayes_risk_mc, or gamma closer to 1") from None
     return QuadResult(value=eps * eps + fine, abserr=abs(fine - coarse) + tail)

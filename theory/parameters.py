@@ -1,4 +1,4 @@
-"""Problem parameters and overlaps of single-location regression (SPEC §1-§3).
+"""Problem parameters and overlaps of single-location regression (docs/math/task.md#the-task).
 
 Both are frozen, keyword-only dataclasses that validate themselves on construction.
 Fields may be Python scalars or numpy arrays; arrays broadcast in every route
@@ -13,8 +13,10 @@ import math
 
 import numpy as np
 
-__all__ = ["Task", "Problem", "Overlaps", "OVERLAP_NAMES", "gram_matrix", "PAPER_L", "PAPER_GAMMA",
-           "PAPER_D"]
+from .checks import as_real_array
+
+__all__ = ["Task", "Problem", "Overlaps", "OVERLAP_NAMES", "gram_matrix", "gram_rank", "check_realisable",
+           "check_representable", "nearest_feasible", "PAPER_L", "PAPER_GAMMA", "PAPER_D"]
 
 OVERLAP_NAMES = ("kappa", "nu", "theta", "eta", "rho")
 
@@ -23,23 +25,25 @@ OVERLAP_NAMES = ("kappa", "nu", "theta", "eta", "rho")
 _PSD_TOL = 64 * np.finfo(float).eps
 
 
-def _as_float_array(name: str, value) -> np.ndarray:
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name}={value!r} is not a number or an array of numbers") from None
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name}={value!r} must be finite")
-    return arr
-
-
 def _check(name: str, value, ok: np.ndarray, allowed: str) -> None:
     if not np.all(ok):
-        raise ValueError(f"{name}={value!r} is not allowed: {name} must be {allowed}")
+        arr = np.asarray(value)
+        shown = repr(value) if arr.size <= 4 else (
+            f"<array of shape {arr.shape} holding {arr.flat[int(np.argmin(np.ravel(ok)))]!r}>")
+        raise ValueError(f"{name}={shown} is not allowed: {name} must be {allowed}")
+
+
+def _entry(fields: dict, index) -> str:
+    """The fields at one broadcast index (a short message for array-valued overlaps)."""
+    shape = np.broadcast_shapes(*(np.shape(v) for v in fields.values()))
+    if shape == ():
+        return repr({k: float(v) for k, v in fields.items()})
+    picked = {k: float(np.broadcast_to(v, shape)[index]) for k, v in fields.items()}
+    return f"{picked!r} (entry {tuple(int(i) for i in index)} of arrays of shape {shape})"
 
 
 def _positive_integer(name: str, value) -> None:
-    arr = _as_float_array(name, value)
+    arr = as_real_array(name, value)
     _check(name, value, (arr >= 1) & (arr == np.round(arr)), "a positive integer")
 
 
@@ -70,14 +74,14 @@ class Task:
     def __post_init__(self):
         _positive_integer("d", self.d)
         _positive_integer("L", self.L)
-        gamma = _as_float_array("gamma", self.gamma)
+        gamma = as_real_array("gamma", self.gamma)
         _check("gamma", self.gamma, gamma > 0, "> 0")
-        eps = _as_float_array("eps", self.eps)
+        eps = as_real_array("eps", self.eps)
         _check("eps", self.eps, eps >= 0, ">= 0")
 
     @property
     def s(self):
-        """The signal amplitude s = sqrt(d/2) of the informative token (SPEC §1)."""
+        """The signal amplitude s = sqrt(d/2) of the informative token (docs/math/task.md#the-task)."""
         return np.sqrt(np.asarray(self.d, dtype=float) / 2)
 
     @property
@@ -101,12 +105,12 @@ class Problem(Task):
 
     def __post_init__(self):
         super().__post_init__()
-        lam = _as_float_array("lam", self.lam)
+        lam = as_real_array("lam", self.lam)
         _check("lam", self.lam, lam > 0, "> 0 (lambda, the erf inverse temperature)")
 
 
 def gram_matrix(kappa, nu, theta, eta, rho) -> np.ndarray:
-    """Gram matrix of (k, v, k*, v*) with the overlaps of SPEC §3, shape (..., 4, 4)."""
+    """Gram matrix of (k, v, k*, v*) with the overlaps of docs/math/task.md#overlaps-and-the-manifold-m, shape (..., 4, 4)."""
     kappa, nu, theta, eta, rho = np.broadcast_arrays(
         *(np.asarray(x, dtype=float) for x in (kappa, nu, theta, eta, rho))
     )
@@ -122,7 +126,7 @@ def gram_matrix(kappa, nu, theta, eta, rho) -> np.ndarray:
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Overlaps:
-    """The five overlaps of (k, v) with (k*, v*) (SPEC §3).
+    """The five overlaps of (k, v) with (k*, v*) (docs/math/task.md#overlaps-and-the-manifold-m).
 
     kappa = <k,k*>, nu = <v,v*>, theta = <v,k*>, eta = <k,v*>, rho = <k,v>.
     Feasible means: each in [-1, 1] and the Gram matrix of (k, v, k*, v*) positive
@@ -139,14 +143,15 @@ class Overlaps:
     def __post_init__(self):
         for name in OVERLAP_NAMES:
             value = getattr(self, name)
-            arr = _as_float_array(name, value)
+            arr = as_real_array(name, value)
             _check(name, value, np.abs(arr) <= 1 + _PSD_TOL, "in [-1, 1]")
         eig = np.linalg.eigvalsh(gram_matrix(*self.as_tuple()))
         if np.any(eig[..., 0] < -_PSD_TOL):
+            worst = np.unravel_index(np.argmin(eig[..., 0]), eig.shape[:-1])
             raise ValueError(
-                f"overlaps {self.as_dict()!r} are not feasible: the Gram matrix of "
+                f"overlaps {_entry(self.as_dict(), worst)} are not feasible: the Gram matrix of "
                 f"(k, v, k*, v*) must be positive semidefinite (smallest eigenvalue "
-                f"{np.min(eig[..., 0]):.3g})"
+                f"{np.min(eig[..., 0]):.3g}, tolerance {_PSD_TOL:.3g})"
             )
 
     def as_tuple(self):
@@ -164,3 +169,57 @@ class Overlaps:
     def oracle(cls) -> "Overlaps":
         """(k, v) = (k*, v*): kappa = nu = 1, the rest 0."""
         return cls(kappa=1.0, nu=1.0)
+
+
+def gram_rank(overlaps: Overlaps):
+    """Rank of the Gram matrix of (k, v, k*, v*) (eigenvalues above roundoff, as for feasibility):
+    the least dimension d in which unit vectors with these overlaps exist (2 to 4). Broadcasts."""
+    eig = np.linalg.eigvalsh(gram_matrix(*overlaps.as_tuple()))
+    return np.sum(eig > _PSD_TOL, axis=-1)
+
+
+def check_realisable(problem: Task, overlaps: Overlaps) -> None:
+    """ValueError unless the overlaps are realisable in R^d: rank of the Gram matrix <= d.
+
+    ``Overlaps`` alone checks feasibility in some R^n; where overlaps meet a ``Problem`` (every
+    risk route and the dynamics) the dimension d must hold them, e.g. d = 1 holds none (k* and
+    v* are orthonormal) and d = 3 none with a rank-4 Gram matrix.
+    """
+    rank = gram_rank(overlaps)
+    d = np.asarray(problem.d, dtype=float)
+    bad = np.broadcast_to(rank > d, np.broadcast_shapes(rank.shape, d.shape))
+    if np.any(bad):
+        index = np.unravel_index(np.argmax(bad), bad.shape)
+        d_bad = float(np.broadcast_to(d, bad.shape)[index])
+        r_bad = int(np.broadcast_to(rank, bad.shape)[index])
+        where = "" if bad.shape == () else f" (entry {tuple(int(i) for i in index)})"
+        raise ValueError(f"d={d_bad:g} is not allowed with these overlaps{where}: the Gram matrix "
+                         f"of (k, v, k*, v*) has rank {r_bad}, so they need d >= {r_bad}")
+
+
+def check_representable(value, problem: Task):
+    """``value`` (a risk at ``problem``) if finite, else ValueError: with finite inputs, only
+    R ~ gamma^2 + d theta^2 / 2 beyond the float64 range (gamma > ~1e154) makes it non-finite."""
+    if not np.all(np.isfinite(value)):
+        big = lambda x: x if np.ndim(x) == 0 else f"<array, max {np.max(x)!r}>"
+        raise ValueError(f"gamma={big(problem.gamma)!r} with d={big(problem.d)!r} is not allowed: "
+                         "the risk (~ gamma^2 + d theta^2 / 2) exceeds the float64 range")
+    return value
+
+
+def nearest_feasible(kappa, nu, theta, eta, rho):
+    """Feasible overlaps next to (kappa, nu, theta, eta, rho); returns the five arrays.
+
+    The Gram matrix of (k, v, k*, v*) is G = I + E with E holding the overlaps. Where its
+    smallest eigenvalue mu is negative, all five overlaps are multiplied by t = 1 / (1 - mu + 8 eps):
+    G(t) = I + t E has eigenvalues 1 + t (mu_i - 1) >= 8 eps t > 0, and each overlap moves by at
+    most |mu| + 8 eps, the size of the infeasibility itself. Entries with mu >= 0 are returned bit
+    for bit (M, theta = eta = rho = 0, is kept). Used to remove the roundoff drift of iterated or
+    integrated dynamics, which stay feasible in exact arithmetic. Broadcasts.
+    """
+    fields = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (kappa, nu, theta, eta, rho)))
+    mu = np.linalg.eigvalsh(gram_matrix(*fields))[..., 0]
+    if not np.any(mu < 0):
+        return tuple(fields)
+    t = np.where(mu < 0, 1.0 / (1.0 - np.minimum(mu, 0.0) + 8 * np.finfo(float).eps), 1.0)
+    return tuple(np.where(mu < 0, x * t, x) for x in fields)

@@ -1,7 +1,7 @@
-"""Population risk by one-dimensional Gaussian quadrature (SPEC §1-§3), independent of SPEC §5.
+"""Population risk by one-dimensional Gaussian quadrature (docs/math/task.md#the-task), independent of docs/math/risk.md#closed-form-population-risk.
 
 Put the informative token first (J = 1; R does not depend on J because T is permutation
-invariant, SPEC §2). With T_l = erf(lambda U_l) V_l, U_l = <X_l, k>, V_l = <X_l, v>,
+invariant, docs/math/task.md#the-predictor). With T_l = erf(lambda U_l) V_l, U_l = <X_l, k>, V_l = <X_l, v>,
 A = <X_1, v*> - T_1 and S = sum_{l >= 2} T_l, the tokens are independent, the L-1 noise tokens
 are i.i.d. and the output noise xi is centred and independent of X, so expanding
 (Y - T)^2 = (xi + A - S)^2 gives
@@ -27,7 +27,7 @@ import math
 import numpy as np
 from scipy.integrate import quad
 
-from .parameters import Overlaps, Problem, gram_matrix
+from .parameters import Overlaps, Problem, check_realisable, check_representable, gram_matrix
 from .quad_result import QuadResult
 
 __all__ = ["QuadResult", "population_risk_quad"]
@@ -95,8 +95,12 @@ def _informative_token(problem_scalars, G):
     s = math.sqrt(d / 2.0)
     idx = [_K, _V, _VSTAR]
     mean = s * G[idx, _KSTAR]
-    cov = gamma * gamma * G[np.ix_(idx, idx)]
-    mu_u, sd_u, (a_v, a_y), (b_v, b_y), ((c_vv, c_vy), (_, c_yy)) = _condition_on_first(mean, cov)
+    # Condition with covariance G and scale afterwards (sd and slopes by gamma, the conditional
+    # covariance by gamma^2): gamma^2 G underflows to 0 for gamma < 1e-162, gamma G does not.
+    mu_u, sd_u, (a_v, a_y), (b_v, b_y), ((c_vv, c_vy), (_, c_yy)) = _condition_on_first(
+        mean, G[np.ix_(idx, idx)])
+    sd_u, b_v, b_y = gamma * sd_u, gamma * b_v, gamma * b_y
+    c_vv, c_vy, c_yy = (gamma * gamma * c for c in (c_vv, c_vy, c_yy))
     points = _breakpoints(-mu_u / sd_u, lam * sd_u)   # the erf argument crosses 0 at z0
 
     def parts(z):
@@ -150,7 +154,7 @@ def population_risk_quad(problem: Problem, overlaps: Overlaps) -> QuadResult:
     these magnitudes, and the final combination adds at most 5 more. The floor is relative to
     the magnitudes, not to R, so it dominates where R is much smaller than gamma^2.
     Raises RuntimeError when QUADPACK reports a failure. Siblings: ``population_risk`` (closed
-    form, SPEC §5) and ``population_risk_mc`` (Monte Carlo).
+    form, docs/math/risk.md#closed-form-population-risk) and ``population_risk_mc`` (Monte Carlo).
     """
     fields = dict(d=problem.d, L=problem.L, gamma=problem.gamma, eps=problem.eps, lam=problem.lam,
                   **overlaps.as_dict())
@@ -158,8 +162,11 @@ def population_risk_quad(problem: Problem, overlaps: Overlaps) -> QuadResult:
         if np.ndim(value) != 0:
             raise ValueError(f"{name}={value!r} is not allowed: population_risk_quad takes "
                              "scalar fields only (loop, or use population_risk for arrays)")
+    check_realisable(problem, overlaps)
     d, L, gamma, eps, lam = (float(problem.d), float(problem.L), float(problem.gamma),
                              float(problem.eps), float(problem.lam))
+    if not math.isfinite(gamma * gamma + d):   # E[A^2] ~ gamma^2 + d theta^2 / 2 would overflow
+        check_representable(math.inf, problem)
     G = gram_matrix(*(float(x) for x in overlaps.as_tuple()))
     (ea2, ea2_err), (ea1, ea1_err), mag_a2, mag_a1 = _informative_token((d, gamma, lam), G)
     (m, m_err), (et2, et2_err), mag_m, mag_t2 = _noise_token(lam, G)
@@ -169,4 +176,5 @@ def population_risk_quad(problem: Problem, overlaps: Overlaps) -> QuadResult:
               + n1 * et2_err + n2 * (2.0 * abs(m) * m_err + m_err * m_err))
     floor = 16.0 * _EPS * (eps * eps + mag_a2 + 2.0 * n1 * mag_a1 * mag_m + n1 * mag_t2
                            + n2 * mag_m * mag_m)
-    return QuadResult(value=float(value), abserr=float(abserr + floor))
+    return QuadResult(value=float(check_representable(value, problem)),
+                      abserr=float(abserr + floor))

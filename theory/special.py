@@ -1,6 +1,6 @@
 """Elementary special functions of the risk: derivatives of erf and the gate correlation.
 
-SPEC §4: erf'(x) = (2/sqrt(pi)) exp(-x^2), erf''(x) = -2x erf'(x),
+docs/math/risk.md#gaussian-erf-identities: erf'(x) = (2/sqrt(pi)) exp(-x^2), erf''(x) = -2x erf'(x),
 erf'''(x) = (4x^2 - 2) erf'(x), and C_lambda = E[erf(lambda Z) Z] = 2 lambda / sqrt(pi (1 + 2 lambda^2)).
 All functions are numpy ufunc-like: they broadcast and return float64 arrays (or scalars).
 """
@@ -12,28 +12,35 @@ import numpy as np
 __all__ = ["erf_prime", "erf_second", "erf_third", "gate_correlation"]
 
 _TWO_OVER_SQRT_PI = 2.0 / np.sqrt(np.pi)
+# exp(-x^2) is exactly 0 in float64 for |x| > 27.3 (below the smallest subnormal), so clipping x
+# to [-40, 40] changes no value and keeps x^2 (and x times it) from overflowing for huge x.
+_X_CLIP = 40.0
+
+
+def _clipped(x):
+    return np.clip(np.asarray(x, dtype=float), -_X_CLIP, _X_CLIP)
 
 
 def erf_prime(x):
     """erf'(x) = (2/sqrt(pi)) exp(-x^2)."""
-    x = np.asarray(x, dtype=float)
+    x = _clipped(x)
     return _TWO_OVER_SQRT_PI * np.exp(-x * x)
 
 
 def erf_second(x):
     """erf''(x) = -2 x erf'(x)."""
-    x = np.asarray(x, dtype=float)
+    x = _clipped(x)
     return -2.0 * x * erf_prime(x)
 
 
 def erf_third(x):
     """erf'''(x) = (4 x^2 - 2) erf'(x)."""
-    x = np.asarray(x, dtype=float)
+    x = _clipped(x)
     return (4.0 * x * x - 2.0) * erf_prime(x)
 
 
 def gate_correlation(lam):
-    """C_lambda = E[erf(lambda Z) Z] = 2 lambda / sqrt(pi (1 + 2 lambda^2)), Z ~ N(0, 1) (SPEC §4).
+    """C_lambda = E[erf(lambda Z) Z] = 2 lambda / sqrt(pi (1 + 2 lambda^2)), Z ~ N(0, 1) (docs/math/risk.md#gaussian-erf-identities).
 
     By Stein's lemma, E[erf(lambda Z) Z] = lambda E[erf'(lambda Z)] = lambda erf'-average,
     and E[erf'(lambda Z)] = (2/sqrt(pi)) / sqrt(1 + 2 lambda^2).

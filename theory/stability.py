@@ -1,4 +1,4 @@
-"""Local stability of the oracle (k*, v*): rates on M and the Riemannian Hessian (SPEC §7).
+"""Local stability of the oracle (k*, v*): rates on M and the Riemannian Hessian (docs/math/critical-lambda.md#hessian-at-the-oracle).
 
 Hand-written closed forms; their symbolic derivations are ``theory.symbolic.manifold``
 (rates) and ``theory.symbolic.hessian`` (Hessian), which the tests compare with these.
@@ -129,7 +129,7 @@ def critical_lambda(task: Task, lam_min: float = 1e-3, lam_max: float = 1e2, n_g
     local minimum to a saddle.
 
     Above lam_c the smallest Hessian eigenvalue is negative: the oracle is a saddle of R on the
-    product of spheres (SPEC §7, "for large lambda the oracle can be a saddle"). Finite d;
+    product of spheres (docs/math/critical-lambda.md#critical-lambda, "for large lambda the oracle can be a saddle"). Finite d;
     ``task`` scalar (its eps does not enter; a ``Problem``'s lam is not used).
     """
     if not 0 < lam_min < lam_max:

@@ -1,4 +1,4 @@
-"""The function zeta(t, g) = E[erf(t + g Z)^2], Z ~ N(0, 1), and its t-derivatives (SPEC §4).
+"""The function zeta(t, g) = E[erf(t + g Z)^2], Z ~ N(0, 1), and its t-derivatives (docs/math/risk.md#derivatives-of-zeta).
 
 Closed form (derived here; proved in ``tests/test_zeta.py`` symbolically and against mpmath):
 write erf(x) = 2 Phi(sqrt(2) x) - 1 and h = sqrt(2) t / sqrt(1 + 2g^2). Then
@@ -25,7 +25,7 @@ random points near the branch switches; the rounding-error bound is 13 eps (ZETA
 The t-derivatives are within 3 eps of mpmath in the measure |err| / (|f| + |t f'|) (the |t f'|
 term is the unavoidable sensitivity of exp(-t^2/c2^2) to the rounding of t).
 
-Derivatives in t (SPEC §4), with c1 = sqrt((1 + 4g^2)(1 + 2g^2)), c2 = sqrt(1 + 2g^2):
+Derivatives in t (docs/math/risk.md#derivatives-of-zeta), with c1 = sqrt((1 + 4g^2)(1 + 2g^2)), c2 = sqrt(1 + 2g^2):
     zeta'(t)   = (2/c2) erf(t/c1) erf'(t/c2)
     zeta''(t)  = (2/c2) [erf'(t/c1) erf'(t/c2)/c1 + erf(t/c1) erf''(t/c2)/c2]
     zeta'''(t) = (2/c2) [erf''(t/c1) erf'(t/c2)/c1^2 + 2 erf'(t/c1) erf''(t/c2)/(c1 c2)
@@ -41,7 +41,7 @@ from scipy.special import erf, owens_t
 
 from .special import erf_prime, erf_second, erf_third
 
-__all__ = ["zeta", "zeta_t", "zeta_tt", "zeta_ttt", "zeta_at_zero", "zeta_tt_at_zero",
+__all__ = ["zeta", "zeta_of_ratio", "zeta_t", "zeta_tt", "zeta_ttt", "zeta_at_zero", "zeta_tt_at_zero",
            "ZETA_MAX_RELATIVE_ERROR"]
 
 # A rounding-error bound (13 eps, worst near |t|/c2 = 1/2, g -> 0: rounding of h and c, owens_t's
@@ -61,26 +61,34 @@ def _c1_c2(g):
 
 
 def zeta(t, g):
-    """zeta(t, g) = E[erf(t + g Z)^2], Z ~ N(0, 1), for real t and g >= 0 (SPEC §4).
+    """zeta(t, g) = E[erf(t + g Z)^2], Z ~ N(0, 1), for real t and g >= 0 (docs/math/risk.md#the-function-zeta).
 
     Even in t; zeta(+-inf, g) = 1; zeta(0, g) = (2/pi) arcsin(2g^2 / (1 + 2g^2)); zeta(t, 0) = erf(t)^2.
     Closed form through Owen's T, see the module docstring for the formula and its accuracy.
     """
     t, g = np.broadcast_arrays(np.asarray(t, dtype=float), np.asarray(g, dtype=float))
-    g2 = g * g
-    c2 = np.sqrt(1.0 + 2.0 * g2)
-    w = t / c2
-    root = np.sqrt(1.0 + 4.0 * g2)
-    out = np.empty(t.shape)
+    return zeta_of_ratio(t / np.hypot(1.0, np.sqrt(2.0) * g), g)
+
+
+def zeta_of_ratio(w, g):
+    """zeta(t, g) as a function of w = t / sqrt(1 + 2g^2) and g (same formula and accuracy).
+
+    Takes w rather than t so that callers with t = lambda s kappa beyond the float64 range
+    (lambda near 1e308) pass the finite ratio; g = +inf gives the limit zeta = 1. No
+    intermediate overflows: sqrt(1 + 4g^2) is formed by ``hypot``.
+    """
+    w, g = np.broadcast_arrays(np.asarray(w, dtype=float), np.asarray(g, dtype=float))
+    root = np.hypot(1.0, 2.0 * g)
+    out = np.empty(w.shape)
     # 1 - 8T loses relative accuracy only where zeta is small; zeta >= erf(w)^2 and
     # zeta >= zeta(0, g), so outside this set zeta > 0.2 and the direct form is accurate.
     small = (g < _G_SWITCH) & (np.abs(w) < _W_SWITCH)
     large = ~small
     out[large] = 1.0 - 8.0 * owens_t(np.sqrt(2.0) * w[large], 1.0 / root[large])
     if np.any(small):
-        hs, rs = np.sqrt(2.0) * w[small], root[small]
+        hs, rs, gs = np.sqrt(2.0) * w[small], root[small], g[small]
         # 1 - c without cancellation: the interval is only ~2 g^2 long for small g.
-        half = 2.0 * g2[small] / (rs * (rs + 1.0))
+        half = 2.0 * gs * gs / (rs * (rs + 1.0))
         x2 = np.square(1.0 - half[:, None] * (1.0 - _GL_NODES))  # nodes on [c, 1], squared
         integrand = np.exp(-0.5 * (hs * hs)[:, None] * (1.0 + x2)) / (1.0 + x2)
         integral = half * (integrand @ _GL_WEIGHTS)
@@ -89,24 +97,28 @@ def zeta(t, g):
 
 
 def zeta_at_zero(g):
-    """zeta(0, g) = (2/pi) arcsin(2g^2 / (1 + 2g^2)) = (2/pi) arctan(2g^2 / sqrt(1 + 4g^2)) (SPEC §4).
+    """zeta(0, g) = (2/pi) arcsin(2g^2 / (1 + 2g^2)) = (2/pi) arctan(2g^2 / sqrt(1 + 4g^2)) (docs/math/risk.md#the-function-zeta).
 
     The arctan form is well conditioned for every g >= 0 (the arcsin form is not near g -> inf).
     This is the noise-token leakage E[erf(g Z)^2] of the risk.
     """
     g = np.asarray(g, dtype=float)
-    g2 = g * g
-    return (2.0 / np.pi) * np.arctan(2.0 * g2 / np.sqrt(1.0 + 4.0 * g2))
+    # 2g^2 / sqrt(1 + 4g^2) = g / hypot(1/(2g), 1): no overflow for any finite g; g = 0 gives
+    # 1/(2g) = inf and the exact value 0.
+    with np.errstate(divide="ignore", over="ignore"):
+        x = g / np.hypot(0.5 / g, 1.0)
+    return (2.0 / np.pi) * np.arctan(x)
 
 
 def zeta_tt_at_zero(g):
     """zeta''(0, g) = (2/c2) erf'(0)^2 / c1 = 8 / (pi (1 + 2g^2) sqrt(1 + 4g^2))."""
-    g2 = np.square(np.asarray(g, dtype=float))
-    return 8.0 / (np.pi * (1.0 + 2.0 * g2) * np.sqrt(1.0 + 4.0 * g2))
+    g = np.asarray(g, dtype=float)
+    c2 = np.hypot(1.0, np.sqrt(2.0) * g)   # successive divisions: underflow, never overflow
+    return 8.0 / np.pi / c2 / c2 / np.hypot(1.0, 2.0 * g)
 
 
 def zeta_t(t, g):
-    """d/dt zeta(t, g) = (2/c2) erf(t/c1) erf'(t/c2) (SPEC §4)."""
+    """d/dt zeta(t, g) = (2/c2) erf(t/c1) erf'(t/c2) (docs/math/risk.md#derivatives-of-zeta)."""
     t, g = np.asarray(t, dtype=float), np.asarray(g, dtype=float)
     c1, c2 = _c1_c2(g)
     return (2.0 / c2) * erf(t / c1) * erf_prime(t / c2)

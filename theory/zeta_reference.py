@@ -1,4 +1,4 @@
-"""Reference routes for zeta(t, g) = E[erf(t + g Z)^2], Z ~ N(0, 1) (SPEC §4): quadrature.
+"""Reference routes for zeta(t, g) = E[erf(t + g Z)^2], Z ~ N(0, 1) (docs/math/risk.md#the-function-zeta): quadrature.
 
 Both routes integrate the DEFINING expectation against the standard normal density phi,
 
@@ -144,7 +144,7 @@ def zeta_derivative_mpmath(t, g, order, dps=40, *, method="gauss-legendre"):
 def zeta_mpmath(t, g, dps=40, *, method="gauss-legendre"):
     """zeta(t, g) = E[erf(t + g Z)^2] = int erf(t + g z)^2 phi(z) dz as an mpf at ``dps`` digits.
 
-    mpmath quadrature of the defining expectation (SPEC §4), not of the Owen's T formula;
+    mpmath quadrature of the defining expectation (docs/math/risk.md#closed-form-of-zeta-through-owens-t), not of the Owen's T formula;
     valid for real t and g >= 0. Siblings: ``theory.zeta.zeta`` (closed form, float64) and
     ``zeta_quad`` (scipy, float64); derivatives in ``zeta_derivatives_mpmath``.
     """

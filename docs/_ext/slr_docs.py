@@ -117,7 +117,9 @@ def _verify_json(app) -> Path:
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     if done.returncode not in (0, 1):  # 1: some claim failed; the report shows it
         raise RuntimeError(f"slr verify --quick exited with {done.returncode}:\n{done.stderr[-3000:]}")
-    return out / "verification.json"
+    from figures.paths import OutputPaths
+
+    return OutputPaths.resolve(out, quick=True).verification_json   # quick reports go to <out>/quick
 
 
 def _cell(text) -> str:

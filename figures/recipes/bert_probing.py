@@ -77,7 +77,7 @@ def compute(p: dict, rng: np.random.Generator, progress, *, cache_dir=None) -> d
 def plot(data: dict, p: dict):
     from matplotlib.figure import Figure
 
-    from ..style import PALETTE
+    from ..style import DOUBLE_COLUMN, PALETTE
 
     colors = {"train": PALETTE["muted"], "test": PALETTE["quadrature"], "ood_token": PALETTE["flow"],
               "ood_structure": PALETTE["monte_carlo"]}
@@ -85,7 +85,7 @@ def plot(data: dict, p: dict):
     accuracy, stderr = data["accuracy"], data["stderr"]
     layers = np.arange(accuracy.shape[0])
     width = 0.8 / len(splits)
-    fig = Figure(figsize=(7.5, 3.2), layout="constrained")
+    fig = Figure(figsize=(DOUBLE_COLUMN, 3.0), layout="constrained")
     ax = fig.subplots()
     for j, name in enumerate(splits):
         ax.bar(layers + (j - (len(splits) - 1) / 2) * width, accuracy[:, j], width, yerr=2 * stderr[:, j],
@@ -98,7 +98,7 @@ def plot(data: dict, p: dict):
     ax.set_ylabel("probe accuracy")
     ax.set_ylim(0.0, 1.05)
     ax.grid(axis="x", visible=False)
-    fig.legend(loc="outside lower center", ncols=5)
+    fig.legend(loc="outside lower center", ncols=3)
     ax.set_title(f"{_short(str(data['model_name']))}: one logistic regression per layer (±2 s.e.)")
     return fig
 

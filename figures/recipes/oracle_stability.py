@@ -1,4 +1,4 @@
-"""Figure: stability of the oracle (k*, v*) on the sphere product as lambda grows (SPEC §7, derived).
+"""Figure: stability of the oracle (k*, v*) on the sphere product as lambda grows (docs/math/critical-lambda.md#critical-lambda, derived).
 
 Left: the smaller eigenvalue of the 2x2 block of the Riemannian Hessian at the oracle
 (``theory.stability.oracle_hessian``: k tilted towards v*, v tilted towards k*) against lambda,
@@ -63,15 +63,14 @@ def compute(p: dict, rng: np.random.Generator, progress) -> dict:
 
 
 def plot(data: dict, p: dict):
-    from matplotlib import colormaps
     from matplotlib.figure import Figure
 
-    from ..style import PALETTE
+    from ..style import CYCLE, DOUBLE_COLUMN, PALETTE
 
     root = math.sqrt(3) / 2
-    fig = Figure(figsize=(8.0, 3.6), layout="constrained")
+    fig = Figure(figsize=(DOUBLE_COLUMN, 3.0), layout="constrained")
     left, right = fig.subplots(1, 2)
-    colors = colormaps["viridis"](np.linspace(0.0, 0.85, len(data["d_curves"])))
+    colors = [CYCLE[i % len(CYCLE)] for i in range(len(data["d_curves"]))]
     for d, mu, lam_c, color in zip(data["d_curves"], data["mu_block"], data["lam_c_curves"], colors):
         left.plot(data["lam"], mu, color=color, label=f"d = {int(d):,}")
         left.plot([lam_c], [0.0], "o", ms=4, color=color)
@@ -81,7 +80,7 @@ def plot(data: dict, p: dict):
     left.set_xlabel("λ")
     left.set_ylabel("smaller eigenvalue of the Hessian block")
     left.set_title("dots: λ_c(d); minimum below, saddle above")
-    left.legend(loc="lower left")
+    left.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
     d = data["d_limit"]
     right.loglog(d, data["lam_c_limit"] - root, "o", ms=3, mfc="none", color=PALETTE["closed_form"],
                  label="λ_c(d) − √3/2 (theory.stability)")
@@ -90,6 +89,6 @@ def plot(data: dict, p: dict):
     right.set_xlabel("d")
     right.set_ylabel("λ_c(d) − √3/2")
     right.set_title("first-order correction (derived)")
-    right.legend(loc="lower left")
-    fig.suptitle(f"Oracle (k*, v*) on the sphere product: L = {p['L']}, γ = √½")
+    right.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22))
+    fig.suptitle(f"Stability of the oracle (k*, v*) on the sphere product: L = {p['L']}, γ = √½")
     return fig

@@ -1,13 +1,13 @@
 """Figure: the gradient flow of the population risk on the manifold M, in the (kappa, nu) plane.
 
-On M (theta = eta = rho = 0, invariant: SPEC §7, paper Theorem 5 setting) the flow on the
+On M (theta = eta = rho = 0, invariant: docs/math/dynamics.md#invariant-manifold, paper Theorem 5 setting) the flow on the
 sphere product reduces to
 
     kappa' = -(1 - kappa^2) dR/dkappa,    nu' = -(1 - nu^2) dR/dnu,
 
 with the partials of the closed form (``theory.risk.risk_grad_from_arrays`` at
 theta = eta = rho = 0). Fixed points (0, 0), (+-1, +-1) with their type (stable node, unstable
-node, saddle) from the Jacobian of the M-flow formula of SPEC §7, and the separatrix splitting
+node, saddle) from the Jacobian of the M-flow formula of docs/math/dynamics.md#fixed-points-and-their-types, and the separatrix splitting
 the mixed quadrants (``numerics.dynamics.phase_portrait``: an independent route to the same field, so
 the streamlines must run into the points and along the curve they mark). Overlaid: exact
 population PGD (``numerics.dynamics.pgd.overlap_pgd``, paper Definition 1) from the paper's
@@ -75,9 +75,9 @@ def compute(p: dict, rng: np.random.Generator, progress) -> dict:
 def plot(data: dict, p: dict):
     from matplotlib.figure import Figure
 
-    from ..style import PALETTE, draw_fixed_points
+    from ..style import PALETTE, SINGLE_COLUMN, draw_fixed_points
 
-    fig = Figure(figsize=(5.2, 5.6), layout="constrained")
+    fig = Figure(figsize=(SINGLE_COLUMN, 4.4), layout="constrained")
     ax = fig.subplots()
     axis = data["axis"]
     ax.streamplot(axis, axis, data["dkappa"], data["dnu"], color=data["speed"], cmap="Greys",
@@ -93,8 +93,10 @@ def plot(data: dict, p: dict):
                 label=label if label not in seen else None)
         ax.plot(data["pgd_kappa"][0, j], data["pgd_nu"][0, j], ".", color=PALETTE["muted"])
         seen.add(label)
-    draw_fixed_points(ax, data["fixed_points"], data["fixed_kind"], label="fixed point", seen=seen, size=9, edge=1.2)
+    draw_fixed_points(ax, data["fixed_points"], data["fixed_kind"], label="fixed point", seen=seen, size=6, edge=0.9)
     ax.set(xlim=(-1.05, 1.05), ylim=(-1.05, 1.05), aspect="equal", xlabel="κ = ⟨k, k*⟩", ylabel="ν = ⟨v, v*⟩",
-           title=f"Flow on M: d={p['d']}, L={p['L']}, λ={p['lam']}; PGD α={p['alpha']}, {p['steps']:,} steps")
-    fig.legend(loc="outside lower center", ncols=2, fontsize=7)
+           title=f"Gradient flow on M: d = {p['d']}, L = {p['L']}, λ = {p['lam']}\nPGD α = {p['alpha']}, {p['steps']:,} steps")
+    ax.set_xticks([-1, -0.5, 0, 0.5, 1])
+    ax.set_yticks([-1, -0.5, 0, 0.5, 1])
+    fig.legend(loc="outside lower center", ncols=1)
     return fig

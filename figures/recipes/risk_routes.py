@@ -1,6 +1,6 @@
 """Figure: the population risk by three routes along two paths in kappa, on and off M.
 
-Closed form (``theory.population_risk``, SPEC §5 / paper Theorem 1) as a curve; 1-D quadrature
+Closed form (``theory.population_risk``, docs/math/risk.md#closed-form-population-risk / paper Theorem 1) as a curve; 1-D quadrature
 (``theory.risk_quad.population_risk_quad``) and Monte Carlo (``numerics.montecarlo.population_risk.
 population_risk_mc``, +-2 standard errors) as points. Bottom row: residuals against the closed
 form in units of each route's own error estimate (quadrature abserr, Monte-Carlo stderr), with
@@ -75,9 +75,9 @@ def compute(p: dict, rng: np.random.Generator, progress) -> dict:
 def plot(data: dict, p: dict):
     from matplotlib.figure import Figure
 
-    from ..style import PALETTE
+    from ..style import DOUBLE_COLUMN, PALETTE
 
-    fig = Figure(figsize=(7.5, 5.6), layout="constrained")
+    fig = Figure(figsize=(DOUBLE_COLUMN, 4.6), layout="constrained")
     axes = fig.subplots(2, 2, sharex=True, height_ratios=(2, 1))
     k = data["kappa_points"]
     shift = 0.01 * (k[-1] - k[0])   # side by side, so that both markers stay visible
@@ -102,5 +102,6 @@ def plot(data: dict, p: dict):
         bottom.set_ylabel("residual")
     handles, labels = (sum(x, []) for x in zip(*(axes[j, 0].get_legend_handles_labels() for j in (0, 1))))
     fig.legend(handles, labels, loc="outside lower center", ncols=3)
-    fig.suptitle(f"d={p['d']}, L={p['L']}, γ=√½, ε={p['eps']}, λ={p['lam']}")
+    fig.suptitle(f"Population risk by three routes (Theorem 1): d = {p['d']}, L = {p['L']}, γ = √½, "
+                 f"ε = {p['eps']}, λ = {p['lam']}")
     return fig

@@ -1,6 +1,6 @@
 """Figure: risk against d for the Bayes predictor, oracle attention, the best linear predictor and 0.
 
-Data: ``numerics.montecarlo.risk_vs_d.risk_vs_d`` (SPEC §6). Curves: Bayes risk by quadrature
+Data: ``numerics.montecarlo.risk_vs_d.risk_vs_d`` (docs/math/baselines.md#bayes-risk). Curves: Bayes risk by quadrature
 (``theory.bayes.bayes_risk_quad``, exact at finite d; computed up to ``d_quad_max``: at d = 300,
 L = 10, gamma^2 = 1/2 the Bhattacharyya bound of ``tests/test_bayes.py`` puts the Bayes excess
 below 1e-28, so beyond it the Bayes risk is eps^2 to float64 precision), oracle
@@ -60,7 +60,7 @@ def compute(p: dict, rng: np.random.Generator, progress) -> dict:
 def plot(data: dict, p: dict):
     from matplotlib.figure import Figure
 
-    from ..style import PALETTE
+    from ..style import DOUBLE_COLUMN, PALETTE
 
     eps2 = p["eps"] ** 2
     d, dp = data["d_curve"], data["d_points"]
@@ -70,7 +70,7 @@ def plot(data: dict, p: dict):
               ("oracle_prescribed", "oracle, λ = (Ld)^(-1/4)", PALETTE["flow"], "--"),
               ("oracle_best", "oracle, best λ", PALETTE["monte_carlo"], "-"),
               ("bayes_quad", "Bayes (quadrature)", PALETTE["quadrature"], "-"))
-    fig = Figure(figsize=(8.0, 3.8), layout="constrained")
+    fig = Figure(figsize=(DOUBLE_COLUMN, 3.6), layout="constrained")
     left, right = fig.subplots(1, 2)
     for ax, shift in ((left, 0.0), (right, eps2)):
         for key, label, color, ls in curves:
@@ -95,12 +95,12 @@ def plot(data: dict, p: dict):
     right.text(0.3, 0.04, f"fitted slopes for d ≥ {p['fit_d_min']:.0e}:\n"
                f"λ = (Ld)^(-1/4): {float(data['slope_oracle_prescribed']):.3f} (Corollary 2: −1/2)\n"
                f"best λ: {float(data['slope_oracle_best']):.3f} (~ log d / d)",
-               transform=right.transAxes, fontsize=7, va="bottom", ha="left")
+               transform=right.transAxes, va="bottom", ha="left")
     handles, labels = left.get_legend_handles_labels()
     extra = [(h, l) for h, l in zip(*right.get_legend_handles_labels()) if l not in labels]
     fig.legend(handles + [h for h, _ in extra], labels + [l for _, l in extra],
-               loc="outside lower center", ncols=4)
-    fig.suptitle(f"Risk vs d: L = {p['L']}, γ = √½, ε = {p['eps']} "
-                 f"(Monte Carlo: oracle n = {p['n_oracle_mc']:,}, Bayes n = {p['n_bayes_mc']:,} for "
-                 f"d ≤ {p['bayes_mc_d_max']})")
+               loc="outside lower center", ncols=3)
+    fig.suptitle(f"Risk against d: L = {p['L']}, γ = √½, ε = {p['eps']}\n"
+                 f"Monte Carlo: oracle n = {p['n_oracle_mc']:,}, Bayes n = {p['n_bayes_mc']:,} for "
+                 f"d ≤ {p['bayes_mc_d_max']}")
     return fig

@@ -2,7 +2,7 @@
 
 Online SGD with step alpha, run for n = t_end / alpha steps, is compared at equal flow time
 t = alpha n with the gradient flow of the population risk (``numerics.dynamics.flow.overlap_flow``, the
-five-overlap ODE, exact at finite d; SPEC §7). Expected: E[overlaps_SGD(t)] = overlaps_flow(t)
+five-overlap ODE, exact at finite d; docs/math/dynamics.md#overlap-ode). Expected: E[overlaps_SGD(t)] = overlaps_flow(t)
 + O(alpha) (weak order one; derivation in ``numerics.sgd.flow_gap.sgd_flow_gap``).
 
 Setting: as the claim ``sgd-to-flow-order-1`` (``figures/verify/claims/sgd.py``): d = 10, L = 2,
@@ -68,10 +68,11 @@ def compute(p: dict, rng: np.random.Generator, progress) -> dict:
                                  log_every=max(n // p["n_log"], 1), seed=(path_seed, i))
              for i, n in enumerate(steps)]
     with progress(total=2, desc="SGD vs flow") as bar:
-        runs = run_sgd_sweep(paths, executor=executor, runs_per_task=p["path_runs_per_task"])
+        # progress: step-level bars, shown on a terminal or forwarded from a worker process
+        runs = run_sgd_sweep(paths, executor=executor, runs_per_task=p["path_runs_per_task"], progress=True)
         bar.update()
         gap = sgd_flow_gap(dataclasses.replace(_config(p, p["gap_runs"]), seed=gap_seed), p["alphas"],
-                           p["t_end"], executor=executor, runs_per_task=p["gap_runs_per_task"])
+                           p["t_end"], executor=executor, runs_per_task=p["gap_runs_per_task"], progress=True)
         bar.update()
     t_flow = np.linspace(0.0, p["t_end"], 201)
     problem = Problem(d=p["d"], L=p["L"], gamma=p["gamma"], lam=p["lam"])
@@ -94,16 +95,15 @@ def compute(p: dict, rng: np.random.Generator, progress) -> dict:
 
 
 def plot(data: dict, p: dict):
-    import matplotlib
     import matplotlib.ticker
     from matplotlib.figure import Figure
 
-    from ..style import PALETTE
+    from ..style import DOUBLE_COLUMN, PALETTE
 
-    fig = Figure(figsize=(12.0, 3.9), layout="constrained")
+    fig = Figure(figsize=(DOUBLE_COLUMN, 3.4), layout="constrained")
     *paths, right = fig.subplots(1, 3)
     alphas = data["path_alphas"]
-    shades = matplotlib.colormaps["Oranges"](np.linspace(0.95, 0.45, len(alphas)))
+    shades = [PALETTE[k] for k in ("monte_carlo", "orange", "accent", "sky", "quadrature")][:len(alphas)]
     for ax, name, symbol, star in zip(paths, ("kappa", "nu"), ("κ", "ν"), ("k, k*", "v, v*")):
         ax.plot(data["flow_t"], data[f"flow_{name}"], color=PALETTE["flow"], lw=2.0, label="gradient flow")
         for i, (a, color) in enumerate(zip(alphas, shades)):
@@ -111,8 +111,7 @@ def plot(data: dict, p: dict):
             ax.fill_between(t, data[f"{name}_lo_{i}"], data[f"{name}_hi_{i}"], color=color, alpha=0.3, lw=0)
             ax.plot(t, data[f"{name}_mean_{i}"], color=color, lw=1.0, label=f"SGD, α = {a:.3g}")
         ax.set(xlabel="flow time t = α × steps", ylabel=f"{symbol} = ⟨{star}⟩",
-               title=f"{symbol}(t): mean of {p['path_runs']} SGD runs (95% CI band) and the flow")
-        ax.legend(loc="upper left", fontsize=6.5)
+               title=f"{symbol}(t)")
 
     a, gap, se = data["alphas"], data["gap"], data["gap_stderr"]
     right.errorbar(a, gap, yerr=_Z95 * se, fmt="o", color=PALETTE["monte_carlo"], capsize=2,
@@ -125,12 +124,15 @@ def plot(data: dict, p: dict):
     right.plot(fine, anchor * fine, ":", color=PALETTE["muted"], label="slope 1 (through the smallest α)")
     right.set(xscale="log", yscale="log", xticks=a, xticklabels=[f"{x:.3g}" for x in a], xlabel="step size α",
               ylabel="|E overlaps_SGD − overlaps_flow|",
-              title=f"Gap to the flow at t = {p['t_end']:g} (numerics.sgd.flow_gap.sgd_flow_gap)")
+              title=f"gap to the flow at t = {p['t_end']:g}")
     right.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-    right.legend(loc="upper left", fontsize=6.5)
-    right.text(0.98, 0.04, f"χ² = {float(data['chi2']):.2f} on {int(data['dof'])} dof\nc = {c:.3g}",
-               transform=right.transAxes, ha="right", va="bottom", fontsize=6.5)
-    fig.suptitle(f"Online SGD → population gradient flow as α → 0 (d = {p['d']}, L = {p['L']}, γ = √½, "
-                 f"ε = {p['eps']:g}, λ = {p['lam']:g}, batch {p['batch_size']}, fixed start off M; exact reduced "
-                 "simulator)")
+    handles, labels = paths[0].get_legend_handles_labels()
+    more = right.get_legend_handles_labels()
+    fig.legend(handles + more[0], [f"{l}: mean of {p['path_runs']} runs, 95% band" if l.startswith("SGD") else l
+                                   for l in labels] + more[1], loc="outside lower center", ncols=2)
+    right.text(0.98, 0.04, f"χ² = {float(data['chi2']):.2f}\non {int(data['dof'])} dof",
+               transform=right.transAxes, ha="right", va="bottom")
+    fig.suptitle(f"Online SGD → population gradient flow as α → 0: d = {p['d']}, L = {p['L']}, γ = √½, "
+                 f"ε = {p['eps']:g}, λ = {p['lam']:g},\nbatch {p['batch_size']}, fixed start off M "
+                 "(exact reduced simulator)")
     return fig

@@ -1,4 +1,4 @@
-"""Figure: the paper's population experiment 'init on M' (SPEC §8 row 1): PGD from uniform on M at
+"""Figure: the paper's population experiment 'init on M' (docs/math/dynamics.md#the-papers-experiments, row 1): PGD from uniform on M at
 lambda = 0.1 (paper Theorem 5's setting).
 
 Four panels against the step (excess risk with the oracle's, |kappa| and |nu|, (kappa, nu) plane,
@@ -10,7 +10,8 @@ from __future__ import annotations
 from .. import training_panels as panels
 
 NAME = "training_init_on_M"
-TITLE = "Training, init uniform on M, lambda = 0.1: all runs align with (k*, v*) up to sign (Theorem 5)"
+TITLE = ('Paper experiment "init on M": PGD from uniform on M, lambda = 0.1; every run aligns with (k*, v*) up to sign (Theorem 5)')
+CAPTION = ('Exact population PGD in overlap coordinates from k, v uniform on M (d = 400, L = 10, gamma = sqrt(1/2), lambda = 0.1, alpha = 4e-3, 30 runs): (a) excess risk, (b) |kappa| and |nu|, (c) runs in the (kappa, nu) plane with the fixed points and the separatrix of the flow on M, (d) distance to M (exactly 0). Lines: median over the runs of a group; bands: 25%-75% of its runs.')
 SEED = 20250111
 _ROW = 0
 

@@ -1,4 +1,4 @@
-"""Figure: the paper's online-SGD experiment (SPEC §8, last row) as the four training panels.
+"""Figure: the paper's online-SGD experiment (docs/math/dynamics.md#the-papers-experiments, last row) as the four training panels.
 
 Setting (``numerics.sgd.experiment.PAPER_SGD``): d = 80, L = 10, gamma = sqrt(1/2), eps = 0.1,
 minibatches of 5 fresh samples, lambda_t = 2 / (1 + 1e-4 t), alpha = 1e-3, 200,000 steps, 30 runs
@@ -14,7 +14,7 @@ first runs of the full experiment. The numbers do not depend on the executor
 (``numerics.executors``), only on the chunking ``runs_per_task``, which is a parameter.
 
 Panels, as the population figures (``figures.training_panels``): excess risk with 95%
-bands (the exact population excess risk R(k_t, v_t) - eps^2 in closed form, SPEC §5, and the
+bands (the exact population excess risk R(k_t, v_t) - eps^2 in closed form, docs/math/risk.md#closed-form-population-risk, and the
 test-set excess risk; in the reduced simulator each logged step draws a fresh test set of 1,000
 samples per run, whose law at each step is exact, whereas the paper's fixed test set also
 correlates the steps); |kappa| and |nu|; chosen runs in the (kappa, nu) plane; distance to M.
@@ -30,12 +30,16 @@ import numpy as np
 from .. import training_plot as panels
 
 NAME = "training_online_sgd"
-TITLE = ("Training by online SGD (d = 80, batch 5, lambda_t = 2/(1 + 1e-4 t)): population and "
-         "fresh-test-set excess risk, overlaps, (kappa, nu) plane, distance to M")
+TITLE = ('Paper experiment "online SGD": minibatch SGD from uniform on the sphere, d = 80, '
+         'lambda_t = 2/(1 + 1e-4 t); population and test-set excess risk')
+CAPTION = ("Online SGD on fresh minibatches of 5 samples (d = 80, L = 10, gamma = sqrt(1/2), eps = 0.1, "
+           "lambda_t = 2/(1 + 1e-4 t), alpha = 1e-3, 200,000 steps, 30 runs), by the exact reduced simulator: "
+           "(a) population excess risk (median and 25%-75% band of each group of runs) and test-set excess "
+           "risk (dashed), (b) |kappa| and |nu|, (c) runs in the (kappa, nu) plane, (d) distance to M.")
 COST = 40  # seconds of a full compute, measured; orders slr reproduce's work
 SEED = 20250115
 
-_ROW = 4                # SPEC §8, fifth row
+_ROW = 4                # docs/math/dynamics.md#the-papers-experiments, fifth row
 _LOGGED_POINTS = 200    # logged steps per run (plus the start); each costs a test set per run
 _QUICK_DIVISOR = 100
 _QUICK_RUNS = 4
@@ -76,7 +80,8 @@ def compute(p: dict, rng, progress) -> dict:
     config = experiment_config(p)
     executor = p["workers"] if p["workers"] > 1 else None
     with progress(total=1, desc=f"online SGD ({p['n_runs']} runs, {p['steps']:,} steps)") as bar:
-        result = run_sgd_experiment(config, executor=executor, runs_per_task=p["runs_per_task"])
+        # progress: step-level bars, shown on a terminal or forwarded from a worker process
+        result = run_sgd_experiment(config, executor=executor, runs_per_task=p["runs_per_task"], progress=True)
         bar.update()
     tr = result.trajectory
     n = tr.n_runs
@@ -98,7 +103,8 @@ def compute(p: dict, rng, progress) -> dict:
            "fixed_kind": np.array([f.kind for f in fixed]),
            "aligned": ok[-1], "first_aligned_step": first, "final_excess_risk": final,
            "oracle_final_excess_risk": np.array(float(np.asarray(oracle).ravel()[-1])),
-           "final_test_excess_risk": tr.test_excess_risk[-1]}
+           "final_test_excess_risk": tr.test_excess_risk[-1],
+           "excess_risk": tr.excess_risk, "test_excess_risk": tr.test_excess_risk}
     for key, quantity in (("excess_risk", "excess_risk"), ("test_excess_risk", "test_excess_risk")):
         out[f"{key}_mean"], out[f"{key}_lo"], out[f"{key}_hi"] = result.band(quantity)
     return out
@@ -107,51 +113,24 @@ def compute(p: dict, rng, progress) -> dict:
 def plot(data: dict, p: dict):
     # Drawing helpers live inside plot: the registry keys the cache on the module source except
     # plot, so restyling never recomputes the SGD runs.
-    from matplotlib.patches import Patch
-    from matplotlib.ticker import MaxNLocator
+    from matplotlib.lines import Line2D
 
     from ..style import PALETTE
 
-    def summary_text() -> str:
-        aligned = data["aligned"].astype(bool)
-        median = f"{np.median(data['first_aligned_step'][aligned]):,.0f}" if aligned.any() else "–"
-        pop, test = data["final_excess_risk"], data["final_test_excess_risk"]
-        se = lambda x: x.std(ddof=1) / np.sqrt(len(x)) if len(x) > 1 else float("nan")
-        return (f"aligned (min(|κ|,|ν|) ≥ {1 - p['delta']:g} at the end): {aligned.sum()}/{len(aligned)}\n"
-                f"median first aligned step: {median} (logged every {p['log_every']:,})\n"
-                f"final R − ε²: {pop.mean():.4f} ± {se(pop):.1e} s.e. "
-                f"(oracle {float(data['oracle_final_excess_risk']):.4f})\n"
-                f"final test risk − ε²: {test.mean():.4f} ± {se(test):.1e} s.e.")
+    test_colour = PALETTE["closed_form"]
 
-    def risk_panel(ax):
+    def risk_panel(ax, data, p):
+        # Population risk by group (median, 25%-75% band) as the other training figures; the
+        # test-set risk on top of it, thin and dashed, so that neither hides the other.
         t = data["steps"]
-        # The noisier test-set curve first, so that the exact population curve stays visible on top.
-        curves = (("test_excess_risk", PALETTE["monte_carlo"], "test-set risk − ε² (fresh test sets)"),
-                  ("excess_risk", PALETTE["quadrature"], "population R − ε² (closed form)"))
-        for key, color, name in curves:
-            ax.fill_between(t, data[f"{key}_lo"], data[f"{key}_hi"], color=color, alpha=0.3, lw=0)
-            ax.plot(t, data[f"{key}_mean"], color=color, lw=1.0, label=f"{name}: mean")
-        ax.plot(t, data["oracle_excess_risk"], "--", color=PALETTE["closed_form"], lw=1.0,
-                label="oracle (k*, v*) at λ_t")
-        ax.set(yscale="log", xlabel="step t", ylabel="excess risk (risk − ε²)", title="Excess risk (log scale)")
-        handles, labels = ax.get_legend_handles_labels()
-        handles.append(Patch(color=PALETTE["muted"], alpha=0.3, lw=0))
-        labels.append(f"bands: {panels.BAND}")
-        ax.legend(handles, labels, loc="upper right", fontsize=6.5)
-        ax.text(0.98, 0.71, summary_text(), transform=ax.transAxes, fontsize=6.5, va="top", ha="right",
-                bbox={"facecolor": "white", "alpha": 0.85, "lw": 0})
+        for name, runs in panels.groups(data).items():
+            panels.group_band(ax, t, data["excess_risk"], runs, panels.GROUP_COLOURS[name])
+            ax.plot(t, np.median(data["test_excess_risk"][:, runs], axis=1), color=test_colour, ls="--", lw=0.7)
+        ax.plot(t, data["oracle_excess_risk"], ":", color=PALETTE["closed_form"], lw=1.0)
+        ax.set(yscale="log", ylabel="excess risk (risk − ε²)", title="(a) excess risk: population and test set")
 
-    # Panels 2-4 exactly as the population figures; panel 1 is redrawn with both risks.
-    fig = panels.plot_training_panels(data, p)
-    fig.axes[0].cla()
-    risk_panel(fig.axes[0])
-    for step_axis in (fig.axes[0], fig.axes[1], fig.axes[3]):  # 200,000 steps: fewer tick labels
-        step_axis.xaxis.set_major_locator(MaxNLocator(5))
-    fig.suptitle(f"{p['experiment']} (SPEC §8 row {p['row'] + 1}): minibatches of {p['batch_size']} fresh "
-                 f"samples, init uniform on the sphere, d = {p['d']}, L = {p['L']}, γ = √½, ε = {p['eps']:g},\n"
-                 f"λ_t = {p['lam']['lam0']:g}/(1 + {p['lam']['rate']:g} t), α = {p['alpha']:g}, "
-                 f"{p['steps']:,} steps, {p['n_runs']} runs; exact reduced simulator (the overlaps have the "
-                 "law of SGD in R^d);\n"
-                 f"test-set risk: a fresh test set of {p['test_size']:,} samples per run at each logged step "
-                 "(exact law at each step; the paper's fixed test set also correlates the steps)")
-    return fig
+    entries = [(Line2D([], [], color=test_colour, ls="--", lw=0.7),
+                "test-set risk − ε², median")]
+    return panels.plot_training_panels(
+        data, p, method=f"online SGD, minibatches of {p['batch_size']} fresh samples",
+        risk_panel=risk_panel, risk_entries=entries)

@@ -57,14 +57,31 @@ def _write_text(path: Path, text: str) -> None:
     atomic_write(path, lambda fh: fh.write(text.encode()))
 
 
+def _provenance_text(origin: dict) -> str:
+    git = origin["git"]
+    commit = git["commit"] + (" (with uncommitted changes)" if git["dirty"] else "")
+    versions = ", ".join(f"{k} {v}" for k, v in origin["versions"].items() if v)
+    return (f"Python {origin['python']} ({origin['implementation']}) on {origin['platform']}, CPU "
+            f"{origin['cpu']} ({origin['cpu_count']} cores), BLAS {origin['blas']}; commit {commit}; "
+            f"command `{' '.join(origin['command'])}`; {versions}.")
+
+
 def write_report(results, *, md_path: Path, json_path: Path, quick: bool, seed: int) -> str:
     """Write the Markdown and JSON reports; returns the plain-text table for the terminal."""
+    from ..provenance import provenance
+
     created = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     mode = "quick" if quick else "full"
+    origin = provenance(seed=seed)
+    elapsed = sum(r.seconds for r in results)
     md = "\n".join([
         "# Verification report",
         "",
-        f"Mode: {mode}; seed {seed}; created {created}; {summary_line(results)}.",
+        f"Mode: {mode}; seed {seed}; created {created}; {summary_line(results)}; "
+        f"{elapsed:.1f} s of claim time (each claim's time in the JSON report).",
+        "",
+        _provenance_text(origin),
+        "",
         "A claim passes when the measured number is at most the tolerance; 'skipped' means a "
         "module it needs is not available, and is not a pass.",
         "",
@@ -72,6 +89,7 @@ def write_report(results, *, md_path: Path, json_path: Path, quick: bool, seed: 
         "",
     ])
     payload = {"mode": mode, "seed": seed, "created": created, "versions": package_versions(),
+               "provenance": origin, "elapsed_seconds": elapsed,
                "summary": summary_line(results), "claims": [dataclasses.asdict(r) for r in results]}
     _write_text(md_path, md)
     _write_text(json_path, json.dumps(_json_safe(payload), indent=1, allow_nan=False) + "\n")

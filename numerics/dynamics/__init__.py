@@ -6,7 +6,7 @@ from .ode import (
     OdeOptions, ODE_METHODS,
 )
 from .schedules import (
-    ConstantLambda, PaperSchedule, as_schedule, ScheduledProblem, lambda_spec,
+    ConstantLambda, PaperSchedule, as_schedule, ScheduledProblem, lambda_setting,
 )
 from .initial import (
     sample_initial_vectors, sample_initial_overlaps,
@@ -17,8 +17,11 @@ from .risk_partials import (
 from .overlap_steps import (
     pgd_step, flow_velocity,
 )
+from .pgd_trajectory import (
+    PGDTrajectory, pgd_route_gap_bound,
+)
 from .pgd import (
-    PGDTrajectory, overlap_pgd, lambda_table, pgd_route_gap_bound,
+    overlap_pgd, lambda_table,
 )
 from .pgd_vectors import (
     VectorPGDTrajectory, vector_pgd,
@@ -45,7 +48,7 @@ from .hessian_fd import (
 
 __all__ = [
     "OdeOptions", "ODE_METHODS", "ConstantLambda", "PaperSchedule", "as_schedule",
-    "ScheduledProblem", "lambda_spec", "sample_initial_vectors", "sample_initial_overlaps",
+    "ScheduledProblem", "lambda_setting", "sample_initial_vectors", "sample_initial_overlaps",
     "LambdaConstants", "lambda_constants", "partials", "zeta_lean", "pgd_step", "flow_velocity",
     "PGDTrajectory", "overlap_pgd", "lambda_table", "pgd_route_gap_bound", "VectorPGDTrajectory",
     "vector_pgd", "FlowTrajectory", "overlap_flow", "manifold_flow", "manifold_flow_velocity",

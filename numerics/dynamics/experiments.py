@@ -1,4 +1,4 @@
-"""The paper's population experiments as data (SPEC §8, rows 1-4), run with exact overlap PGD.
+"""The paper's population experiments as data (docs/math/dynamics.md#the-papers-experiments, rows 1-4), run with exact overlap PGD.
 
 Each experiment is a ``PopulationExperiment`` (L = 10, gamma = sqrt(1/2), 30 runs, fresh k*, v*
 per run, so in overlap coordinates only the law of the initial overlaps matters). Run r draws
@@ -15,6 +15,7 @@ import dataclasses
 
 import numpy as np
 
+from theory.checks import check_integer, check_positive_real
 from theory.parameters import PAPER_D, PAPER_GAMMA, PAPER_L, Overlaps, Problem
 from theory.risk import oracle_risk
 
@@ -31,7 +32,7 @@ _INITS = ("manifold", "sphere")
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class PopulationExperiment:
-    """One row of SPEC §8. ``lam``: a number (constant lambda) or a schedule (callable of the step);
+    """One row of docs/math/dynamics.md#the-papers-experiments. ``lam``: a number (constant lambda) or a schedule (callable of the step);
     ``init``: "manifold" (uniform on M) or "sphere" (uniform on the sphere)."""
 
     name: str
@@ -50,17 +51,12 @@ class PopulationExperiment:
         if isinstance(self.lam, (list, tuple)):
             raise ValueError(f"lam={self.lam!r} is not allowed: one lambda or schedule per experiment")
         self.problem  # validates d, L, gamma, eps and lambda
-        if not (np.isfinite(self.alpha) and self.alpha > 0):
-            raise ValueError(f"alpha={self.alpha!r} is not allowed: alpha must be finite and > 0")
+        check_positive_real("alpha", self.alpha)
         for name in ("n_steps", "n_runs"):
-            value = getattr(self, name)
-            if not (isinstance(value, (int, np.integer)) and value >= 1):
-                raise ValueError(f"{name}={value!r} is not allowed: {name} must be an integer >= 1")
+            check_integer(name, getattr(self, name), 1)
         if self.init not in _INITS:
             raise ValueError(f"init={self.init!r} is not allowed: init must be one of {_INITS}")
-        if not (isinstance(self.seed, (int, np.integer)) and self.seed >= 0):
-            raise ValueError(f"seed={self.seed!r} is not allowed: seed must be an integer >= 0")
-
+        check_integer("seed", self.seed, 0)
 
     @property
     def problem(self) -> ScheduledProblem:

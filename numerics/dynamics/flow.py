@@ -1,10 +1,10 @@
-"""Gradient flow of the population risk on the sphere product (SPEC §7), integrated with scipy.
+"""Gradient flow of the population risk on the sphere product (docs/math/dynamics.md#overlap-ode), integrated with scipy.
 
 Two ODEs, both the alpha -> 0 limit of PGD (paper Definition 1) with time t = alpha * steps:
 
 - ``overlap_flow``: the five-overlap ODE of ``numerics.dynamics.overlap_steps.flow_velocity`` with the
   partials of ``theory.risk.risk_grad_from_arrays``; exact for every finite d.
-- ``manifold_flow``: the two-dimensional flow on M (SPEC §7, derived),
+- ``manifold_flow``: the two-dimensional flow on M (docs/math/dynamics.md#flow-on-m, derived),
       kappa' = -(1 - kappa^2) dR_M/dkappa,   nu' = -(1 - nu^2) dR_M/dnu,
       dR_M/dnu = -2 gamma^2 erf(a_l kappa),
       dR_M/dkappa = 2 gamma^2 a_l erf'(a_l kappa) [erf(a_l kappa / sqrt(1 + 4 lambda^2 gamma^2)) - nu],
@@ -25,23 +25,29 @@ import numpy as np
 from scipy.integrate import solve_ivp
 from scipy.special import erf, erfc
 
-from theory.parameters import OVERLAP_NAMES, Overlaps, Problem
+from theory.checks import check_positive_real, short_repr
+from theory.parameters import OVERLAP_NAMES, Overlaps, Problem, check_realisable, nearest_feasible
 from theory.risk import risk_grad_from_arrays
 from theory.special import erf_prime
 
 from .overlap_steps import flow_velocity
 from .ode import OdeOptions
-from .schedules import as_schedule, lambda_spec
+from .pgd import initial_state
+from .schedules import as_schedule, lambda_setting
 
 __all__ = ["FlowTrajectory", "overlap_flow", "manifold_flow", "manifold_flow_velocity",
-           "schedule_in_flow_time"]
+           "schedule_in_flow_time", "integrate_ode", "lambda_of_time"]
 
 
 @dataclasses.dataclass(frozen=True)
 class FlowTrajectory:
     """An integrated flow: ``t`` (n_t,), ``y`` (n_components, n_t) with ``names`` the components,
     ``sol`` the dense output (callable of t), solver diagnostics, and alignment events
-    (``t_events``: times where min(|kappa|, |nu|) reached 1 - delta, empty if none or no delta)."""
+    (``t_events``: times where min(|kappa|, |nu|) reached 1 - delta, empty if none or no delta).
+    ``y`` holds feasible overlaps: the integrator's output (which may leave the feasible set by up
+    to its tolerance near rank-deficient points, e.g. |kappa| -> 1) is mapped by
+    ``theory.parameters.nearest_feasible``; ``projection`` is the largest change this made
+    (0 when none was needed). ``sol`` is the raw dense output."""
 
     t: np.ndarray
     y: np.ndarray
@@ -54,6 +60,7 @@ class FlowTrajectory:
     t_events: np.ndarray
     y_events: np.ndarray
     sol: object
+    projection: float = 0.0
 
     def component(self, name: str) -> np.ndarray:
         return self.y[self.names.index(name)]
@@ -69,15 +76,29 @@ def schedule_in_flow_time(schedule, alpha: float):
     return lambda t: float(schedule(t / alpha))
 
 
-def _lam_of_t(problem):
-    lam = lambda_spec(problem)
-    if callable(lam):
-        return lam
-    if isinstance(lam, list) or np.ndim(lam) > 0:
-        raise ValueError(f"lam={problem.lam!r} is not allowed: the flow integrates one run, so "
-                         "lambda must be a scalar or a schedule")
-    value = float(lam)
-    return lambda t: value
+def lambda_of_time(problem):
+    """lambda(t) of a scalar ``Problem`` or ``ScheduledProblem`` as a checked callable: a schedule
+    returning NaN, inf, a value <= 0 or a non-number raises ValueError at the first such time (the
+    integration stops there, never runs on NaN)."""
+    lam = lambda_setting(problem)
+    if isinstance(lam, list) or (not callable(lam) and np.ndim(lam) > 0):
+        raise ValueError(f"lam={short_repr(problem.lam)} is not allowed: the flow integrates one "
+                         "run, so lambda must be a scalar or a schedule")
+    if not callable(lam):
+        value = check_positive_real("lam", lam)
+        return lambda t: value
+
+    def checked(t):
+        out = lam(t)
+        try:
+            value = None if isinstance(out, (str, bytes, bool, np.bool_)) else float(out)
+        except (TypeError, ValueError):
+            value = None
+        if value is None or not (np.isfinite(value) and value > 0):
+            raise ValueError(f"lam={short_repr(lam)} is not allowed: lambda({t:.6g}) = "
+                             f"{short_repr(out)}, but lambda must be a finite number > 0")
+        return value
+    return checked
 
 
 def _scalar_fields(problem):
@@ -88,11 +109,10 @@ def _scalar_fields(problem):
     return tuple(float(x) for x in fields)
 
 
-def _integrate(rhs, y0, names, t_end, ode: OdeOptions, delta, terminal, t_eval):
+def integrate_ode(rhs, y0, names, t_end, ode: OdeOptions, delta, terminal, t_eval):
     if not isinstance(ode, OdeOptions):
         raise ValueError(f"ode={ode!r} is not allowed: ode must be a numerics.dynamics.OdeOptions")
-    if not (np.isfinite(t_end) and t_end > 0):
-        raise ValueError(f"t_end={t_end!r} is not allowed: t_end must be finite and > 0")
+    t_end = check_positive_real("t_end", t_end)
     events = None
     if delta is not None:
         if not 0 < delta < 1:
@@ -112,8 +132,12 @@ def _integrate(rhs, y0, names, t_end, ode: OdeOptions, delta, terminal, t_eval):
                            "(stiff: large lambda sqrt(d)), looser rtol/atol, or a shorter t_end.")
     t_events = sol.t_events[0] if events else np.empty(0)
     y_events = sol.y_events[0] if events else np.empty((0, len(names)))
-    return FlowTrajectory(sol.t, sol.y, tuple(names), sol.status, sol.message, sol.nfev,
-                          sol.njev, sol.nlu, t_events, y_events, sol.sol)
+    full = {name: sol.y[i] for i, name in enumerate(names)}
+    feasible = nearest_feasible(*(full.get(name, 0.0) for name in OVERLAP_NAMES))
+    y = np.array([feasible[OVERLAP_NAMES.index(name)] for name in names])
+    projection = float(np.max(np.abs(y - sol.y), initial=0.0))
+    return FlowTrajectory(sol.t, y, tuple(names), sol.status, sol.message, sol.nfev,
+                          sol.njev, sol.nlu, t_events, y_events, sol.sol, projection)
 
 
 def overlap_flow(problem, initial: Overlaps, *, t_end, ode: OdeOptions = OdeOptions(), delta=None,
@@ -121,20 +145,27 @@ def overlap_flow(problem, initial: Overlaps, *, t_end, ode: OdeOptions = OdeOpti
     """Integrate the five-overlap gradient flow from scalar ``initial`` up to time ``t_end``.
 
     ``problem``: a scalar ``theory.Problem``, or a ``ScheduledProblem`` whose lam is a function
-    of the flow time (``schedule_in_flow_time``); eps does not enter. Components ordered as
-    ``theory.parameters.OVERLAP_NAMES``. ``delta``: record the event min(|kappa|, |nu|) = 1 - delta
-    (stop there if ``terminal``). Exact ODE at every finite d. Sibling: ``overlap_pgd`` (its
-    alpha -> 0 limit), ``theory.symbolic.flow_velocity_symbolic``.
+    of the flow time (``schedule_in_flow_time``; a value that is not finite and > 0 raises
+    ValueError); eps does not enter. ``initial``: scalar ``Overlaps`` or a tuple of the five
+    overlaps (validated: NaN, out-of-range, infeasible or not realisable in R^d raise ValueError).
+    Components ordered as ``theory.parameters.OVERLAP_NAMES``. ``delta``: record the event
+    min(|kappa|, |nu|) = 1 - delta (stop there if ``terminal``). Exact ODE at every finite d.
+    Sibling: ``overlap_pgd`` (its alpha -> 0 limit), ``theory.symbolic.flow_velocity_symbolic``.
     """
-    lam_t = _lam_of_t(problem)
+    lam_t = lambda_of_time(problem)
     d, L, gamma = _scalar_fields(problem)
+    start = initial_state(initial)
+    if start.kappa.shape != (1,):
+        raise ValueError(f"initial with {start.kappa.shape[0]} runs is not allowed: overlap_flow "
+                         "integrates one trajectory (scalar overlaps)")
+    check_realisable(problem, start)
 
     def rhs(t, y):
         grads = risk_grad_from_arrays(d, L, gamma, 0.0, lam_t(t), *y)
         return np.array(flow_velocity(*y, *grads))
 
-    y0 = [float(x) for x in initial.as_tuple()]
-    return _integrate(rhs, y0, list(OVERLAP_NAMES), t_end, ode, delta, terminal, t_eval)
+    y0 = [float(x[0]) for x in start.as_tuple()]
+    return integrate_ode(rhs, y0, list(OVERLAP_NAMES), t_end, ode, delta, terminal, t_eval)
 
 
 def _manifold_velocity(kappa, nu, d, gamma, lam):
@@ -152,8 +183,8 @@ def _manifold_velocity(kappa, nu, d, gamma, lam):
 
 
 def manifold_flow_velocity(problem: Problem, kappa, nu):
-    """(kappa', nu') of the flow on M (module docstring; SPEC §7). Broadcasts; L and eps do not
-    enter."""
+    """(kappa', nu') of the flow on M (module docstring; docs/math/dynamics.md#flow-on-m).
+    Broadcasts; L and eps do not enter."""
     return _manifold_velocity(kappa, nu, problem.d, problem.gamma, problem.lam)
 
 
@@ -161,11 +192,12 @@ def manifold_flow(problem, kappa0: float, nu0: float, *, t_end, ode: OdeOptions 
                   delta=None, terminal=False, t_eval=None) -> FlowTrajectory:
     """Integrate the two-dimensional flow on M from (kappa0, nu0); components ("kappa", "nu").
     ``problem`` as in ``overlap_flow``."""
-    Overlaps(kappa=kappa0, nu=nu0)
-    lam_t = _lam_of_t(problem)
+    lam_t = lambda_of_time(problem)
+    check_realisable(problem, Overlaps(kappa=kappa0, nu=nu0))
+    kappa0, nu0 = float(kappa0), float(nu0)
     d, gamma = problem.d, problem.gamma
 
     def rhs(t, y):
         return np.array(_manifold_velocity(y[0], y[1], d, gamma, lam_t(t)))
 
-    return _integrate(rhs, [kappa0, nu0], ["kappa", "nu"], t_end, ode, delta, terminal, t_eval)
+    return integrate_ode(rhs, [kappa0, nu0], ["kappa", "nu"], t_end, ode, delta, terminal, t_eval)

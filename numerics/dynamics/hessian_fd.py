@@ -1,6 +1,6 @@
 """Finite-difference Riemannian Hessian of the population risk at the oracle, in explicit R^d.
 
-The sibling of the closed form ``theory.stability.oracle_hessian`` (SPEC §7, derived). k and v move
+The sibling of the closed form ``theory.stability.oracle_hessian`` (docs/math/critical-lambda.md#hessian-at-the-oracle, derived). k and v move
 on their spheres through the retraction z -> normalise(k* + B_k z_k), normalise(v* + B_v z_v),
 with B_k, B_v orthonormal bases of the tangent spaces; at a critical point the Hessian of the
 pull-back through any retraction is the Riemannian Hessian (Absil, Mahony, Sepulchre 2008,

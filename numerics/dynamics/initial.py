@@ -1,4 +1,4 @@
-"""Random initialisations of the training dynamics: uniform on the sphere, or uniform on M (SPEC §8).
+"""Random initialisations of the training dynamics: uniform on the sphere, or uniform on M (docs/math/initial-law.md#uniform-on-the-sphere).
 
 Two routes to the same law, with the same arguments:
 
@@ -29,17 +29,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from theory.checks import check_integer
 from theory.parameters import Overlaps
 
 __all__ = ["sample_initial_vectors", "sample_initial_overlaps"]
 
 
 def _check_args(d, n_runs):
-    if not (isinstance(d, (int, np.integer)) and d >= 2):
-        raise ValueError(f"d={d!r} is not allowed: d must be an integer >= 2 "
-                         "(k* and v* must be orthonormal)")
-    if not (isinstance(n_runs, (int, np.integer)) and n_runs >= 1):
-        raise ValueError(f"n_runs={n_runs!r} is not allowed: n_runs must be an integer >= 1")
+    check_integer("d", d, 2)   # k* and v* must be orthonormal
+    check_integer("n_runs", n_runs, 1)
 
 
 def _chi2(rng: np.random.Generator, df: int, n: int) -> np.ndarray:
@@ -62,7 +60,7 @@ def _reject(x: np.ndarray, *units: np.ndarray) -> np.ndarray:
 
 
 def sample_initial_vectors(d: int, n_runs: int, rng: np.random.Generator, on_manifold: bool = False):
-    """Return (k, v, k_star, v_star), each of shape (n_runs, d), independent across runs (SPEC §8).
+    """Return (k, v, k_star, v_star), each of shape (n_runs, d), independent across runs (docs/math/initial-law.md#uniform-on-the-sphere).
 
     k*, v*: a uniformly random orthonormal pair per run. Off M (default): k, v independent and
     uniform on the unit sphere. ``on_manifold=True``: k uniform on the sphere orthogonal to v*,

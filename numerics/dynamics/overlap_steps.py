@@ -1,7 +1,7 @@
 """Projected gradient descent and gradient flow on the sphere product, written on the five overlaps
-(SPEC §7; paper Definition 1).
+(docs/math/dynamics.md#pgd-step-in-overlaps; paper Definition 1).
 
-Gradient structure (SPEC §7, re-derived by the chain rule: R depends on k only through
+Gradient structure (docs/math/dynamics.md#gradient-structure, re-derived by the chain rule: R depends on k only through
 kappa = <k,k*>, eta = <k,v*>, rho = <k,v>, and on v only through nu, theta, rho):
 
     g_k = grad_k R = R_kappa k* + R_eta v* + R_rho v,
@@ -34,7 +34,7 @@ The gradient flow (alpha -> 0; d k/dt = -(g_k - a_k k), d v/dt = -(g_v - a_v v))
     rho'   = (a_k + a_v) rho - <g_k,v> - <k,g_v>.
 
 On M (theta = eta = rho = 0, where R_theta = R_eta = R_rho = 0) this reduces to
-kappa' = -(1 - kappa^2) R_kappa, nu' = -(1 - nu^2) R_nu and theta' = eta' = rho' = 0 (SPEC §7),
+kappa' = -(1 - kappa^2) R_kappa, nu' = -(1 - nu^2) R_nu and theta' = eta' = rho' = 0 (docs/math/dynamics.md#flow-on-m),
 and the PGD map sends M into M exactly (all three off-manifold overlaps are products with zeros).
 """
 

@@ -1,4 +1,4 @@
-"""Exact population PGD in overlap coordinates (paper Definition 1; SPEC §7).
+"""Exact population PGD in overlap coordinates (paper Definition 1; docs/math/dynamics.md#pgd-step-in-overlaps).
 
 The iterates (k_t, v_t) of projected gradient descent on the population risk are tracked through
 their five overlaps with (k*, v*): the update ``numerics.dynamics.overlap_steps.pgd_step`` is exact for
@@ -14,101 +14,58 @@ import dataclasses
 
 import numpy as np
 
-from theory.parameters import OVERLAP_NAMES, Overlaps
+from theory.checks import as_real_array, check_integer, short_repr
+from theory.parameters import OVERLAP_NAMES, Overlaps, check_realisable, nearest_feasible
 from theory.risk import risk_from_arrays
 
 from .risk_partials import lambda_constants, partials
 from .overlap_steps import pgd_step
-from .schedules import as_schedule, lambda_spec
+from .pgd_trajectory import PGDTrajectory, pgd_route_gap_bound
+from .schedules import as_schedule, lambda_setting
+from ..kernels import check_engine
 
 __all__ = ["PGDTrajectory", "overlap_pgd", "lambda_table", "pgd_route_gap_bound"]
-
-_EPS = np.finfo(float).eps
 
 # Steps whose lambda-dependent constants are precomputed together, per distinct
 # (schedule, d, L, gamma) (memory ~ 70 * 8 * block * n_distinct bytes).
 _BLOCK = 256
+# Exact PGD keeps the Gram matrix of (k, v, k*, v*) PSD; the float64 recursion drifts by a few ulps
+# per step (each new overlap is ~10 rounded terms of size <= 1 + alpha |grad R|), enough to make it
+# infeasible near rank-deficient points (k -> +-v*) after ~1e4 steps (smallest eigenvalue ~ -5e-14
+# at step 2e4). The logged states are mapped by ``nearest_feasible`` (a change of the drift's size);
+# the iterate itself is not, so both engines follow the same recursion to round-off.
+# Steps per call of the compiled kernel (its lambda table: 8 * block * n_distinct bytes).
+_KERNEL_BLOCK = 16384
 
 
-@dataclasses.dataclass(frozen=True)
-class PGDTrajectory:
-    """Logged PGD trajectories. ``steps`` has shape (n_log,); every other array (n_log, n_runs).
+def initial_state(initial) -> Overlaps:
+    """The starting point as validated ``Overlaps`` with fields of shape (n_runs,).
 
-    excess_risk is R - eps^2 at the logged point with the lambda of that step (the quantity the
-    paper's figures show, SPEC §5). ``lam`` holds that lambda. ``alpha`` has shape (n_runs,).
-    """
-
-    steps: np.ndarray
-    kappa: np.ndarray
-    nu: np.ndarray
-    theta: np.ndarray
-    eta: np.ndarray
-    rho: np.ndarray
-    excess_risk: np.ndarray
-    lam: np.ndarray
-    alpha: np.ndarray
-
-    @property
-    def roundoff(self) -> np.ndarray:
-        """Bound on the float64 drift of each logged overlap from exact arithmetic, shape (n_log,):
-        the unit-size iterate is rounded about once per step (u = eps/2, in the normalisation)
-        and the errors add up linearly over the steps (the map is non-expanding where PGD is
-        stable: alpha below 2 / the largest Hessian eigenvalue), u * step."""
-        return 0.5 * _EPS * self.steps.astype(float)
-
-    @property
-    def abs_kappa(self):
-        return np.abs(self.kappa)
-
-    @property
-    def abs_nu(self):
-        return np.abs(self.nu)
-
-    @property
-    def distance_to_manifold(self):
-        """sqrt(theta^2 + eta^2 + rho^2) per logged step and run."""
-        return np.sqrt(self.theta ** 2 + self.eta ** 2 + self.rho ** 2)
-
-    def state_at(self, index: int) -> tuple:
-        """(kappa, nu, theta, eta, rho) of all runs at logged position ``index``, unvalidated
-        (accepted by ``overlap_pgd`` to resume a run)."""
-        return tuple(getattr(self, name)[index] for name in OVERLAP_NAMES)
-
-    def overlaps_at(self, index: int) -> Overlaps:
-        """Overlaps of all runs at logged position ``index`` (e.g. -1 for the final step).
-        Validated: raises if roundoff drift of the recursion made the Gram matrix infeasible
-        beyond ``theory.parameters``' tolerance (possible after ~1e5 steps at rank-deficient
-        points); use ``state_at`` then."""
-        return Overlaps(**{name: getattr(self, name)[index] for name in OVERLAP_NAMES})
-
-    @property
-    def final(self) -> Overlaps:
-        return self.overlaps_at(-1)
-
-    def select_runs(self, runs) -> "PGDTrajectory":
-        """The same logs restricted to the runs ``runs`` (index array or slice)."""
-        fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        out = {k: (v if k == "steps" else v[..., runs]) for k, v in fields.items()}
-        return PGDTrajectory(**out)
-
-    def truncate(self, last_step: int) -> "PGDTrajectory":
-        """The logs of steps <= last_step."""
-        keep = self.steps <= last_step
-        fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        return PGDTrajectory(**{k: (v if k == "alpha" else v[keep]) for k, v in fields.items()})
-
-    def followed_by(self, later: "PGDTrajectory") -> "PGDTrajectory":
-        """These logs then those of ``later`` (a resumed run, same runs) after the last step here."""
-        keep = later.steps > self.steps[-1]
-        fields = [f.name for f in dataclasses.fields(self)]
-        return PGDTrajectory(**{k: (getattr(self, k) if k == "alpha" else
-                                np.concatenate([getattr(self, k), getattr(later, k)[keep]]))
-                            for k in fields})
+    ``initial``: ``Overlaps`` or a sequence of the five overlaps (numbers or arrays) in the order of
+    OVERLAP_NAMES. NaN, out-of-range and infeasible starts raise ValueError (Overlaps' checks)."""
+    if isinstance(initial, Overlaps):
+        raw = initial.as_tuple()
+    elif isinstance(initial, (tuple, list)) and len(initial) == 5:
+        raw = tuple(initial)
+    else:
+        raise ValueError(f"initial={short_repr(initial)} is not allowed: pass Overlaps or a tuple of "
+                         "the 5 overlaps (kappa, nu, theta, eta, rho)")
+    fields = [np.atleast_1d(as_real_array(name, x)) for name, x in zip(OVERLAP_NAMES, raw)]
+    shapes = {x.shape for x in fields} - {(1,)}
+    if len(shapes) > 1 or any(len(shape) != 1 for shape in shapes):
+        raise ValueError(f"initial overlaps of shapes {[x.shape for x in fields]} are not allowed: "
+                         "each must be a number or a 1-D array of one common length n_runs")
+    n_runs = shapes.pop()[0] if shapes else 1
+    return Overlaps(**{name: np.broadcast_to(x, (n_runs,)) for name, x in zip(OVERLAP_NAMES, fields)})
 
 
-def _check_int(name, value, minimum):
-    if not (isinstance(value, (int, np.integer)) and value >= minimum):
-        raise ValueError(f"{name}={value!r} is not allowed: {name} must be an integer >= {minimum}")
+def per_run(name, value, n_runs):
+    """``value`` (a number or an array of n_runs) as a float array of shape (n_runs,)."""
+    arr = np.asarray(value, dtype=float)
+    if arr.ndim > 1 or (arr.ndim == 1 and arr.shape[0] not in (1, n_runs)):
+        raise ValueError(f"{name} of shape {arr.shape} is not allowed: give a number or one "
+                         f"value per run (n_runs={n_runs})")
+    return np.broadcast_to(arr, (n_runs,)).copy()
 
 
 def _per_run(lam, n_runs):
@@ -128,14 +85,6 @@ def _schedule_values(entry, t):
         raise ValueError(f"lam={entry!r} gives lambda_{t[first]} = {values[first]!r}: "
                          "lambda must be finite and > 0")
     return values
-
-
-def pgd_route_gap_bound(n_steps) -> float:
-    """Bound n_steps * eps on |overlap_pgd - vector_pgd| (each overlap) after n_steps steps from
-    the same start: each route drifts from exact arithmetic by at most
-    ``PGDTrajectory.roundoff`` = u per step, so the two by 2u = eps per step. Used by the tests
-    and by the claim definition1-overlap-vs-vector."""
-    return float(n_steps) * _EPS
 
 
 def lambda_table(lam, t0: int, t1: int, n_runs: int) -> np.ndarray:
@@ -175,8 +124,9 @@ class _LazyExpansion:
         return type(c)(c.scalars[:, i][:, cols], c.gl_x2[i][cols], c.gl_w[i][cols])
 
 
-def _iterate(state, logs, log_at, lam, first, cols, d, L, gamma, alpha, start_step, end):
-    """The inner loop of ``overlap_pgd``: fills ``logs`` in place."""
+def _iterate(state, logs, log_steps, lam, first, cols, d, L, gamma, alpha, start_step, end):
+    """The inner loop of ``overlap_pgd`` (the NumPy reference route): fills ``logs`` in place."""
+    log_at = {int(t): j for j, t in enumerate(log_steps)}
     per_run = _per_run(lam, len(cols))
     for t0 in range(start_step, end + 1, _BLOCK):
         t1 = min(t0 + _BLOCK, end + 1)
@@ -202,8 +152,37 @@ def _iterate(state, logs, log_at, lam, first, cols, d, L, gamma, alpha, start_st
                 state = pgd_step(alpha, *state, *partials(step_consts[i], *state))
 
 
+def _iterate_kernel(state, logs, log_steps, lam, first, cols, d, L, gamma, alpha, start_step, end):
+    """``_iterate`` by the compiled kernel ``numerics.kernels.pgd_kernel`` (same logs to
+    round-off): the schedules are evaluated here in blocks, the steps run in the kernel."""
+    from ..kernels.pgd_step import GL_NODES, GL_WEIGHTS, pgd_kernel
+
+    per_run = _per_run(lam, len(cols))
+    state = np.ascontiguousarray(np.stack(state))
+    for t0 in range(start_step, end + 1, _KERNEL_BLOCK):
+        t1 = min(t0 + _KERNEL_BLOCK, end)  # steps t0 -> t1; row t1 is logged only if t1 = end
+        t = np.arange(t0, t1 + 1)
+        lam_unique = np.stack([_schedule_values(per_run[j], t) for j in first], axis=-1)
+        rows = np.full(t.size, -1, dtype=np.int64)
+        here = (log_steps >= t0) & ((log_steps < t1) | ((log_steps == t1) & (t1 == end)))
+        rows[log_steps[here] - t0] = np.flatnonzero(here)
+        failed = pgd_kernel(state, d, L, gamma, alpha, lam_unique, cols, rows, logs,
+                            GL_NODES, GL_WEIGHTS)
+        if failed >= 0:
+            raise FloatingPointError(f"non-finite iterate of run {failed}")
+        if t1 == end:
+            break
+    lam_log = np.stack([_schedule_values(per_run[j], log_steps) for j in first], axis=-1)[:, cols]
+    logs[:, 5] = _excess_risk(d, L, gamma, lam_log, tuple(logs[:, i] for i in range(5)))
+    logs[:, 6] = lam_log
+
+
+# The inner loop of each engine (same signature; a table, so that tests can swap a route).
+_ROUTES = {"kernel": _iterate_kernel, "numpy": _iterate}
+
+
 def overlap_pgd(problem, initial, *, alpha, n_steps: int, log_every: int = 1,
-                start_step: int = 0) -> PGDTrajectory:
+                start_step: int = 0, engine: str = "kernel") -> PGDTrajectory:
     """Run population PGD from ``initial`` for ``n_steps`` steps.
 
     ``problem``: a ``theory.Problem`` or a ``ScheduledProblem`` (lambda a number, a schedule, or
@@ -215,32 +194,36 @@ def overlap_pgd(problem, initial, *, alpha, n_steps: int, log_every: int = 1,
     (the schedule is evaluated from there). Logs start_step, the multiples of log_every after it
     and the last step. eps does not enter (the gradient does not depend on it; the logged excess
     risk is R - eps^2). Exact for every d (see ``numerics.dynamics.overlap_steps``); raises
-    FloatingPointError if an iterate becomes non-finite. Sibling: ``vector_pgd`` (explicit R^d).
+    FloatingPointError if an iterate becomes non-finite. ``engine``: "kernel" (compiled,
+    ``numerics.kernels``) or "numpy" (the reference route); they agree to round-off.
+    Sibling: ``vector_pgd`` (explicit R^d).
     """
-    lam = lambda_spec(problem)
-    _check_int("n_steps", n_steps, 0)
-    _check_int("log_every", log_every, 1)
-    _check_int("start_step", start_step, 0)
-    raw = initial.as_tuple() if isinstance(initial, Overlaps) else tuple(initial)
-    if len(raw) != 5:
-        raise ValueError(f"initial={initial!r} is not allowed: need Overlaps or 5 overlap arrays")
-    fields = [np.atleast_1d(np.asarray(x, dtype=float)) for x in raw]
-    state = [x.copy() for x in np.broadcast_arrays(*fields)]
-    n_runs = state[0].shape[0]
-    d, L, gamma, alpha = (np.broadcast_to(np.asarray(x, dtype=float), (n_runs,)).copy()
-                          for x in (problem.d, problem.L, problem.gamma, alpha))
-    if not np.all(np.isfinite(alpha) & (alpha > 0)):
+    lam = lambda_setting(problem)
+    check_engine(engine)
+    check_integer("n_steps", n_steps, 0)
+    check_integer("log_every", log_every, 1)
+    check_integer("start_step", start_step, 0)
+    start = initial_state(initial)
+    n_runs = start.kappa.shape[0]
+    alpha = as_real_array("alpha", alpha)
+    if not np.all(alpha > 0):
         raise ValueError(f"alpha={alpha!r} is not allowed: the step size must be finite and > 0")
+    d, L, gamma, alpha = (per_run(name, x, n_runs) for name, x in (
+        ("d", problem.d), ("L", problem.L), ("gamma", problem.gamma), ("alpha", alpha)))
+    check_realisable(dataclasses.replace(problem.task, d=d), start)
+    state = [np.array(x, dtype=float) for x in start.as_tuple()]
     end = start_step + n_steps
     log_steps = np.unique(np.r_[start_step, np.arange(0, end + 1, log_every), end])
     log_steps = log_steps[log_steps >= start_step]
     logs = np.empty((len(log_steps), 7, n_runs))  # 5 overlaps, excess risk, lambda
-    log_at = {int(t): j for j, t in enumerate(log_steps)}
     first, cols = _groups(lam, n_runs, d, L, gamma)
     try:
         with np.errstate(over="raise", invalid="raise", divide="raise"):
-            _iterate(state, logs, log_at, lam, first, cols, d, L, gamma, alpha, start_step, end)
+            _ROUTES[engine](state, logs, log_steps, lam, first, cols, d, L, gamma, alpha,
+                            start_step, end)
     except FloatingPointError as err:
         raise FloatingPointError(f"PGD iterate became non-finite ({err}): step size alpha too "
                                  "large for this lambda and d?") from None
+    # Logged states are feasible Overlaps: the roundoff drift of the recursion is removed (module comment).
+    logs[:, :5] = np.stack(nearest_feasible(*np.moveaxis(logs[:, :5], 1, 0)), axis=1)
     return PGDTrajectory(log_steps, *(logs[:, j] for j in range(7)), alpha=alpha)

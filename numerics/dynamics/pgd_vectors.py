@@ -1,4 +1,4 @@
-"""Reference PGD on explicit vectors in R^d (paper Definition 1; SPEC §7).
+"""Reference PGD on explicit vectors in R^d (paper Definition 1; docs/math/dynamics.md#pgd-step-in-overlaps).
 
     k_{t+1} = normalize(k_t - alpha (I - k_t k_t^T) g_k),   v_{t+1} = normalize(v_t - alpha (I - v_t v_t^T) g_v),
 
@@ -20,7 +20,7 @@ import numpy as np
 from theory.risk import risk_from_arrays, risk_grad_from_arrays
 
 from .pgd import PGDTrajectory, lambda_table
-from .schedules import lambda_spec
+from .schedules import lambda_setting
 
 __all__ = ["VectorPGDTrajectory", "vector_pgd"]
 
@@ -55,7 +55,7 @@ def vector_pgd(problem, k, v, k_star, v_star, *, alpha, n_steps: int,
     if not (isinstance(log_every, (int, np.integer)) and log_every >= 1):
         raise ValueError(f"log_every={log_every!r} is not allowed: log_every must be an integer >= 1")
     n_runs, d = k.shape
-    lam = lambda_spec(problem)
+    lam = lambda_setting(problem)
     if np.ndim(problem.d) > 0 or int(problem.d) != d:
         raise ValueError(f"problem.d={problem.d!r} is not allowed: it must equal the vectors' d = {d}")
     L, gamma, eps = problem.L, problem.gamma, problem.eps

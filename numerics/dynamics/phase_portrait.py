@@ -1,4 +1,4 @@
-"""Phase portrait of the gradient flow on M (SPEC §7; paper Theorem 5): fixed points, their linear
+"""Phase portrait of the gradient flow on M (docs/math/dynamics.md#fixed-points-and-their-types; paper Theorem 5): fixed points, their linear
 classification, the separatrix, and the sign of the limit from a starting point.
 
 On M the flow (``numerics.dynamics.flow.manifold_flow_velocity``) is odd under (kappa, nu) -> (-kappa, -nu).

@@ -1,4 +1,4 @@
-"""The five partial derivatives of the closed-form risk, arranged for a fast inner loop (SPEC §5).
+"""The five partial derivatives of the closed-form risk, arranged for a fast inner loop (docs/math/risk.md#closed-form-population-risk).
 
 Same formula as ``theory.risk.risk_grad_from_arrays`` (its sibling, checked against it to a few
 ulps in the tests), regrouped so that everything depending only on (d, L, gamma, lambda) is
@@ -6,7 +6,7 @@ computed once per step for all runs (``lambda_constants``, vectorised over a blo
 the per-step work is a short sequence of ufunc calls on arrays of runs. Exact for every finite d.
 With s = sqrt(d/2), g = lambda gamma, c2 = sqrt(1 + 2 g^2), c1 = sqrt(1 + 4 g^2) c2, A = lambda s kappa,
 a = A/c2, u = A/c1 = a c2/c1, d1 = erf'(a), f1 = erf'(u), and z0..z3 = zeta and its first three
-t-derivatives at (A, g) (SPEC §4):
+t-derivatives at (A, g) (docs/math/risk.md#derivatives-of-zeta):
 
     z1 = (2/c2) erf(u) d1,
     z2 = (2/(c1 c2)) f1 d1 - (4/c2^2) a erf(u) d1,

@@ -1,5 +1,5 @@
 """Schedules lambda_t of the erf inverse temperature during training
-(docs/math/dynamics.md#the-papers-experiments), and ``ScheduledProblem``, the sibling of
+(docs/math/dynamics.md#projected-gradient-descent), and ``ScheduledProblem``, the sibling of
 ``theory.Problem`` whose lambda may follow a schedule.
 
 A schedule is any callable mapping the step index t (int or int array) to lambda_t > 0 (for the
@@ -14,7 +14,7 @@ import numpy as np
 
 from theory.parameters import Problem, Task
 
-__all__ = ["ConstantLambda", "PaperSchedule", "as_schedule", "ScheduledProblem", "lambda_spec"]
+__all__ = ["ConstantLambda", "PaperSchedule", "as_schedule", "ScheduledProblem", "lambda_setting"]
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -89,7 +89,7 @@ class ScheduledProblem(Task):
             _check_lambda_entry(entry, "lam" if entries is not self.lam else f"lam[{i}]")
 
 
-def lambda_spec(problem):
+def lambda_setting(problem):
     """The lambda of a ``Problem`` or ``ScheduledProblem`` as the dynamics read it: a number, a
     schedule, or a list with one of these per run (from a list or from an array-valued
     ``Problem.lam``)."""

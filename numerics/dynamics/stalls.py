@@ -1,4 +1,4 @@
-"""Measurements beyond Theorem 5 (SPEC §7-§8): stalls off M, the nature of the oracle off M, and
+"""Measurements beyond Theorem 5 (docs/math/dynamics.md#the-papers-experiments): stalls off M, the nature of the oracle off M, and
 what the lambda schedule does. Everything here is measured, not proved. The oracle's Hessian in
 local coordinates is ``numerics.dynamics.hessian_fd.local_oracle_hessian_fd``.
 

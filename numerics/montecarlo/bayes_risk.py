@@ -1,4 +1,4 @@
-"""Bayes predictor and Bayes risk by Monte Carlo (SPEC §6).
+"""Bayes predictor and Bayes risk by Monte Carlo (docs/math/baselines.md#bayes-risk).
 
 Given X, the location J has posterior p_l = P(J = l | X) proportional to
 f_1(X_l) / f_0(X_l) = gamma^-d exp(-|X_l - s k*|^2 / (2 gamma^2) + |X_l|^2 / 2)   (uniform prior;
@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from theory.bayes import scalar_problem_fields
+from theory.checks import check_integer
 from theory.parameters import Task
 
 from .population_risk import Estimate, RunningMean
@@ -35,8 +36,7 @@ __all__ = ["sample_token_statistics", "posterior_weights", "conditional_variance
 
 
 def _check_rng_n(n, rng, low=1):
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < low:
-        raise ValueError(f"n={n!r} is not allowed: n must be an int >= {low}")
+    check_integer("n", n, low)
     if not isinstance(rng, np.random.Generator):
         raise ValueError(f"rng={rng!r} is not allowed: rng must be a numpy.random.Generator")
 
@@ -94,7 +94,7 @@ def bayes_predictor(problem: Task, X, k_star, v_star):
 
 
 def bayes_risk_mc(problem: Task, n: int, rng: np.random.Generator, chunk: int = 2**16) -> Estimate:
-    """Bayes risk E[Var(Y | X)] by Monte Carlo over n sequences (SPEC §6; module docstring).
+    """Bayes risk E[Var(Y | X)] by Monte Carlo over n sequences (docs/math/baselines.md#bayes-risk; module docstring).
 
     Uses d, L, gamma, eps of a scalar ``problem`` (a ``Task``; a ``Problem``'s lam is not used); needs d >= 2. Sequences are
     drawn in the reduced coordinates (cost independent of d), ``chunk`` at a time; the stderr is
@@ -103,8 +103,7 @@ def bayes_risk_mc(problem: Task, n: int, rng: np.random.Generator, chunk: int = 
     """
     _, _, _, eps = scalar_problem_fields(problem)
     _check_rng_n(n, rng, low=2)
-    if isinstance(chunk, (bool, np.bool_)) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
-        raise ValueError(f"chunk={chunk!r} is not allowed: chunk must be an int >= 1")
+    check_integer("chunk", chunk, 1)
     acc = RunningMean()
     while acc.n < n:
         m = min(int(chunk), n - acc.n)

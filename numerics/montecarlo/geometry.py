@@ -1,4 +1,4 @@
-"""Unit vectors k, v, k*, v* in R^d with prescribed overlaps, and the overlaps read back (SPEC §3).
+"""Unit vectors k, v, k*, v* in R^d with prescribed overlaps, and the overlaps read back (docs/math/task.md#overlaps-and-the-manifold-m).
 
 Used to put every route (closed form, quadrature, Monte Carlo, vector dynamics) at the same point.
 """

@@ -1,4 +1,4 @@
-"""Ordinary least squares on sampled sequences: the linear baseline by Monte Carlo (SPEC §6).
+"""Ordinary least squares on sampled sequences: the linear baseline by Monte Carlo (docs/math/baselines.md#best-linear-predictor).
 
 The flattened sequence x = vec(X) in R^{L d} is regressed on Y (no intercept: E[Y] = 0 and the
 token means lie along k* ⟂ v*, see ``theory.baselines``) over n_train sequences from
@@ -20,6 +20,7 @@ import dataclasses
 
 import numpy as np
 
+from theory.checks import check_integer
 from theory.parameters import Task
 
 from .population_risk import Estimate, RunningMean
@@ -72,8 +73,7 @@ def ols_risk_mc(problem: Task, k_star, v_star, n_train: int, n_test: int,
     L, d = int(problem.L), int(problem.d)
     p = L * d
     for name, value, low in (("n_train", n_train, p + 1), ("n_test", n_test, 2)):
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < low:
-            raise ValueError(f"{name}={value!r} is not allowed: {name} must be an int >= {low} (L d = {p})")
+        check_integer(name, value, low)   # n_train > L d: the least-squares fit is determined
     size = max(1, _CHUNK_FLOATS // p)
     gram, moment = np.zeros((p, p)), np.zeros(p)
     for m in _chunks(n_train, size):

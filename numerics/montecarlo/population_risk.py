@@ -1,4 +1,4 @@
-"""Population risk by Monte Carlo over samples of the task (SPEC §1-§2).
+"""Population risk by Monte Carlo over samples of the task (docs/math/task.md#the-task).
 
 R = E[(Y - T(X))^2] is estimated by the sample mean of the loss (Y - T(X))^2 over n i.i.d.
 sequences, with its standard error. Default route: exact in law in the span of (k, v, k*, v*):
@@ -17,18 +17,17 @@ import dataclasses
 
 import numpy as np
 
-from theory.parameters import OVERLAP_NAMES, Overlaps, Problem, gram_matrix
+from theory.checks import check_integer
+from theory.parameters import OVERLAP_NAMES, Overlaps, Problem, check_realisable
 
 from .geometry import vectors_from_overlaps
-from .task import attention_predictor, sample_sequences, sample_task
+from ..kernels import check_engine
+from .task import unit_vector, attention_predictor, sample_sequences, sample_task, sequence_draws
 
 __all__ = ["Estimate", "population_risk_mc", "risk_mc_from_vectors"]
 
 # Upper bound on the number of token coordinates held in memory per batch (32 MiB of float64).
 _MAX_BATCH_FLOATS = 2**22
-# Eigenvalues of a Gram matrix of float64 unit vectors are accurate to a few ulps of its norm
-# (<= 4); smaller ones count as zero when reading off its rank (as in theory.parameters).
-_RANK_TOL = 64 * np.finfo(float).eps
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,21 +72,38 @@ class RunningMean:
 
 
 def _check_run(n, chunk):
-    for name, value, low in (("n", n, 2), ("chunk", chunk, 1)):
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < low:
-            raise ValueError(f"{name}={value!r} is not allowed: {name} must be an int >= {low}")
+    check_integer("n", n, 2)
+    check_integer("chunk", chunk, 1)
+
+
+def _kernel_losses(s, gamma, eps, L, lam, k, v, k_star, v_star, m, rng, J):
+    """The m losses of one batch by the compiled kernel (same draws as ``sample_sequences``)."""
+    from ..kernels.montecarlo_step import span_risk_kernel
+
+    r = k_star.size
+    k, v = unit_vector("k", k, r), unit_vector("v", v, r)
+    if not (np.isfinite(lam) and lam > 0):
+        raise ValueError(f"lam={lam!r} is not allowed: lam must be a finite scalar > 0")
+    J, Z, xi = sequence_draws(eps, L, k_star, v_star, m, rng, J)
+    loss = np.empty(m)
+    span_risk_kernel(J, Z, np.zeros(0) if xi is None else xi, eps, s, gamma, lam, k, v,
+                     k_star, v_star, loss)
+    return loss
 
 
 def risk_mc_from_vectors(problem: Problem, k, v, k_star, v_star, n: int, rng: np.random.Generator,
-                         J=None, chunk: int = 2**16) -> Estimate:
+                         J=None, chunk: int = 2**16, engine: str = "kernel") -> Estimate:
     """Monte-Carlo risk for explicit unit vectors given in coordinates of an orthonormal basis.
 
     The vectors may have r < d coordinates (the span reduction of the module docstring; drawn
     by ``sample_sequences``) or r = d (whole tokens, drawn by ``sample_task``). Sequences are
     drawn in batches of at most ``chunk``, fewer when L r is large (at most 2**22 token
     coordinates, 32 MiB, per batch); the batches are merged by ``RunningMean``. J as in ``sample_task``.
+    ``engine``: "kernel" (the losses by the compiled ``numerics.kernels.span_risk_kernel`` from the
+    same random numbers) or "numpy" (the reference route); equal to round-off.
     """
     _check_run(n, chunk)
+    check_engine(engine)
     for name in ("d", "L", "gamma", "eps", "lam"):
         if np.ndim(getattr(problem, name)) != 0:
             raise ValueError(f"problem.{name}={getattr(problem, name)!r} is not allowed: the Monte "
@@ -101,19 +117,23 @@ def risk_mc_from_vectors(problem: Problem, k, v, k_star, v_star, n: int, rng: np
     done = 0
     while done < n:
         m = min(batch, n - done)
-        if full:
+        if engine == "kernel":
+            loss = _kernel_losses(s, gamma, eps, L, lam, k, v, k_star, v_star, m, rng, J)
+        elif full:
             X, Y, _ = sample_task(problem, k_star, v_star, m, rng, J)
+            loss = np.square(Y - attention_predictor(X, k, v, lam))
         else:
             X, Y, _ = sample_sequences(s, gamma, eps, L, k_star, v_star, m, rng, J)
-        loss = np.square(Y - attention_predictor(X, k, v, lam))
+            loss = np.square(Y - attention_predictor(X, k, v, lam))
         acc.add(loss)
         done += m
     return acc.estimate()
 
 
 def population_risk_mc(problem: Problem, overlaps: Overlaps, n: int, rng: np.random.Generator,
-                       J=None, chunk: int = 2**16, full_dim: bool = False) -> Estimate:
-    """Population risk R = E[(Y - T(X))^2] by Monte Carlo with n sequences (SPEC §1-§2).
+                       J=None, chunk: int = 2**16, full_dim: bool = False,
+                       engine: str = "kernel") -> Estimate:
+    """Population risk R = E[(Y - T(X))^2] by Monte Carlo with n sequences (docs/math/task.md#the-task).
 
     Scalar ``problem`` and ``overlaps``. The vectors come from ``vectors_from_overlaps``: in
     R^4 by default (exact-in-law span reduction, module docstring), in R^d with a random
@@ -121,8 +141,10 @@ def population_risk_mc(problem: Problem, overlaps: Overlaps, n: int, rng: np.ran
     informative location uniformly, an int fixes it (0-based). Unbiased at every finite d; the
     stderr is the sample standard deviation of the loss over sqrt(n).
     Siblings: ``population_risk`` (closed form) and ``population_risk_quad`` (quadrature).
+    ``engine``: as ``risk_mc_from_vectors``.
     """
     _check_run(n, chunk)
+    check_engine(engine)
     for name in OVERLAP_NAMES:
         if np.ndim(getattr(overlaps, name)) != 0:
             raise ValueError(f"overlaps.{name}={getattr(overlaps, name)!r} is not allowed: the Monte "
@@ -136,9 +158,7 @@ def population_risk_mc(problem: Problem, overlaps: Overlaps, n: int, rng: np.ran
     else:
         # Any orthonormal frame containing the span gives the same law: use R^4 even when d < 4,
         # after checking that the overlaps are realisable in R^d.
-        rank = int(np.sum(np.linalg.eigvalsh(gram_matrix(*overlaps.as_tuple())) > _RANK_TOL))
-        if rank > d:
-            raise ValueError(f"d={d!r} is not allowed: these overlaps {overlaps.as_dict()!r} "
-                             f"need d >= {rank} (rank of the Gram matrix of (k, v, k*, v*))")
+        check_realisable(problem, overlaps)
         k, v, k_star, v_star = vectors_from_overlaps(overlaps, 4)
-    return risk_mc_from_vectors(problem, k, v, k_star, v_star, n, rng, J=J, chunk=chunk)
+    return risk_mc_from_vectors(problem, k, v, k_star, v_star, n, rng, J=J, chunk=chunk,
+                                engine=engine)

@@ -1,4 +1,4 @@
-"""Risk against d for every predictor of SPEC §6: the data behind the statistics figure.
+"""Risk against d for every predictor of docs/math/baselines.md#ordering-of-the-risks: the data behind the statistics figure.
 
 Theory curves on a log-spaced grid of d: Bayes risk (quadrature, ``theory.bayes.bayes_risk_quad``,
 up to ``d_quad_max``), oracle attention at its best lambda and at lambda = (L d)^(-1/4)

@@ -1,4 +1,4 @@
-"""Samples of the single-location regression task and the attention predictor (SPEC §1-§2).
+"""Samples of the single-location regression task and the attention predictor (docs/math/task.md#the-task).
 
 Task: J ~ Uniform{1..L} (here a 0-based index in {0..L-1}); given J, the tokens are independent,
 X_J ~ N(s k*, gamma^2 I_d) with s = sqrt(d/2), X_l ~ N(0, I_d) for l != J, and
@@ -13,7 +13,7 @@ from scipy.special import erf
 
 from theory.parameters import Task
 
-__all__ = ["sample_task", "sample_sequences", "attention_predictor"]
+__all__ = ["sample_task", "sample_sequences", "sequence_draws", "attention_predictor", "unit_vector"]
 
 _EPS = np.finfo(float).eps
 
@@ -24,7 +24,9 @@ def _roundoff(d: int) -> float:
     return 4.0 * max(d, 1) * _EPS
 
 
-def _unit_vector(name: str, x, d: int) -> np.ndarray:
+def unit_vector(name: str, x, d: int) -> np.ndarray:
+    """``x`` as a float vector of shape (d,), or ValueError naming ``name`` unless it is finite and
+    of norm 1 up to roundoff (4 d eps)."""
     x = np.asarray(x, dtype=float)
     if x.shape != (d,):
         raise ValueError(f"{name} has shape {x.shape}: it must be a vector of shape ({d},)")
@@ -58,16 +60,30 @@ def sample_sequences(s, gamma, eps, L, k_star, v_star, n, rng, J=None):
     """Draw n sequences in coordinates of any orthonormal basis containing k*, v*.
 
     Tokens have r = len(k_star) coordinates: X_J = s k* + gamma Z_J, X_l = Z_l, Z i.i.d. N(0, I_r).
-    With r = d this is the task of SPEC §1; with r < d and k, v, k*, v* in the span of the basis
+    With r = d this is the task of docs/math/task.md#the-task; with r < d and k, v, k*, v* in the span of the basis
     it is the exact law of the projections of the tokens on that span (the orthogonal part is
     independent of them and enters neither T nor Y). Returns (X (n, L, r), Y (n,), J (n,)).
     s, gamma, eps, L are taken as given (validated by ``Problem``); the vectors, n, rng and J
     are checked.
     """
+    J, X, xi = sequence_draws(eps, L, k_star, v_star, n, rng, J)
+    rows = np.arange(n)
+    X[rows, J] = s * np.asarray(k_star, dtype=float) + gamma * X[rows, J]
+    Y = X[rows, J] @ np.asarray(v_star, dtype=float)
+    if xi is not None:
+        Y += eps * xi
+    return X, Y, J
+
+
+def sequence_draws(eps, L, k_star, v_star, n, rng, J=None):
+    """The random numbers of ``sample_sequences``, drawn from ``rng`` in its order, after its
+    checks: locations J (n,), standard normals Z (n, L, r) and the noise draws xi (n,) (None
+    when eps = 0). ``sample_sequences`` builds the tokens from them; the compiled Monte-Carlo
+    kernel (``numerics.kernels.span_risk_kernel``) consumes the same numbers."""
     k_star = np.asarray(k_star, dtype=float)
     r = k_star.size
-    k_star = _unit_vector("k_star", k_star, r)
-    v_star = _unit_vector("v_star", v_star, r)
+    k_star = unit_vector("k_star", k_star, r)
+    v_star = unit_vector("v_star", v_star, r)
     if abs(float(k_star @ v_star)) > _roundoff(r):
         raise ValueError(f"<k_star, v_star>={float(k_star @ v_star)!r} is not allowed: k_star and "
                          "v_star must be orthogonal (up to roundoff)")
@@ -76,17 +92,12 @@ def sample_sequences(s, gamma, eps, L, k_star, v_star, n, rng, J=None):
     if not isinstance(rng, np.random.Generator):
         raise ValueError(f"rng={rng!r} is not allowed: rng must be a numpy.random.Generator")
     J = _locations(J, L, n, rng)
-    X = rng.standard_normal((n, L, r))
-    rows = np.arange(n)
-    X[rows, J] = s * k_star + gamma * X[rows, J]
-    Y = X[rows, J] @ v_star
-    if eps > 0:
-        Y += eps * rng.standard_normal(n)
-    return X, Y, J
+    Z = rng.standard_normal((n, L, r))
+    return J, Z, (rng.standard_normal(n) if eps > 0 else None)
 
 
 def sample_task(problem: Task, k_star, v_star, n: int, rng: np.random.Generator, J=None):
-    """Draw n i.i.d. samples of the task of SPEC §1 in R^d.
+    """Draw n i.i.d. samples of the task of docs/math/task.md#the-task in R^d.
 
     Returns (X, Y, J): X of shape (n, L, d), Y of shape (n,), J of shape (n,) the 0-based
     location of the informative token, uniform on {0..L-1} when ``J`` is None, else fixed to
@@ -100,7 +111,7 @@ def sample_task(problem: Task, k_star, v_star, n: int, rng: np.random.Generator,
 
 
 def attention_predictor(X, k, v, lam):
-    """T(X) = sum_l erf(lambda <X_l, k>) <X_l, v> (SPEC §2), batched over leading axes.
+    """T(X) = sum_l erf(lambda <X_l, k>) <X_l, v> (docs/math/task.md#the-predictor), batched over leading axes.
 
     X has shape (..., L, d); k, v are unit vectors of R^d; lam > 0. Returns shape (...).
     Exact symmetry: (-k, -v) gives the same T, bit for bit (erf is odd, the products are exact).
@@ -109,7 +120,7 @@ def attention_predictor(X, k, v, lam):
     if X.ndim < 2:
         raise ValueError(f"X has shape {X.shape}: it must have shape (..., L, d)")
     d = X.shape[-1]
-    k, v = _unit_vector("k", k, d), _unit_vector("v", v, d)
+    k, v = unit_vector("k", k, d), unit_vector("v", v, d)
     lam_arr = np.asarray(lam, dtype=float)
     if lam_arr.ndim != 0 or not np.isfinite(lam_arr) or lam_arr <= 0:
         raise ValueError(f"lam={lam!r} is not allowed: lam must be a finite scalar > 0")

@@ -1,4 +1,4 @@
-"""Linear probing of a frozen BERT-architecture encoder's [CLS] states (paper Section 2; SPEC §8).
+"""Linear probing of a frozen BERT-architecture encoder's [CLS] states (paper Section 2).
 
 The paper's motivation experiment: one logistic-regression probe per layer on the [CLS] hidden
 state, trained on synthetic sentences whose label is one sentiment word at a varying position.

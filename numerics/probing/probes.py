@@ -1,4 +1,4 @@
-"""One logistic-regression probe per layer on the [CLS] states (paper Section 2; SPEC §8).
+"""One logistic-regression probe per layer on the [CLS] states (paper Section 2).
 
 For layer l, with features x = h^(l)[CLS] / s_l (s_l = root-mean-square entry of the training
 features of that layer, a single scalar, so no direction is reweighted and no centring can

@@ -1,4 +1,4 @@
-"""Synthetic sentiment sentences for the [CLS] probing experiment (paper Section 2; SPEC §8).
+"""Synthetic sentiment sentences for the [CLS] probing experiment (paper Section 2).
 
 Every sentence is one element of a Cartesian product of word lists plugged into a template.
 Exactly one slot, ``{sentiment}``, carries the label (1 for a positive word, 0 for a negative

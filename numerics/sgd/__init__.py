@@ -7,8 +7,11 @@ from .trajectory import (
 from .full import (
     online_sgd_full, minibatch_loss_grad, sample_batch, sphere_step,
 )
+from .frame import (
+    cholesky_coordinates, frame_overlaps,
+)
 from .reduced import (
-    online_sgd_reduced, cholesky_coordinates,
+    online_sgd_reduced,
 )
 from .experiment import (
     SGDExperiment, PAPER_SGD, SGDExperimentResult, run_sgd_experiment, run_sgd_sweep, sgd_runs,
@@ -19,7 +22,7 @@ from .flow_gap import (
 
 __all__ = [
     "SGDTrajectory", "online_sgd_full", "minibatch_loss_grad", "sample_batch", "sphere_step",
-    "online_sgd_reduced", "cholesky_coordinates", "SGDExperiment", "PAPER_SGD",
+    "online_sgd_reduced", "cholesky_coordinates", "frame_overlaps", "SGDExperiment", "PAPER_SGD",
     "SGDExperimentResult", "run_sgd_experiment", "run_sgd_sweep", "sgd_runs", "SGD_FLOW_ODE",
     "FlowGap", "sgd_flow_gap",
 ]

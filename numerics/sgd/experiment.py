@@ -1,4 +1,4 @@
-"""The paper's online-SGD experiment (SPEC §8, last row), sweeps of it, and SGD versus the flow.
+"""The paper's online-SGD experiment (docs/math/dynamics.md#the-papers-experiments, last row), sweeps of it, and SGD versus the flow.
 
 ``SGDExperiment`` holds one configuration (defaults: the paper's, from the authors' config
 ``config_sgd_sphere_schedule``: d = 80, L = 10, gamma = sqrt(1/2), eps = 0.1, batch 5,
@@ -36,7 +36,7 @@ _Z95 = 1.959963984540054  # two-sided 95% normal quantile
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class SGDExperiment:
     """One online-SGD experiment. ``init``: "sphere" (uniform on the sphere, fresh k*, v* per run),
-    "manifold" (uniform on M, SPEC §8) or a scalar ``Overlaps`` (every run starts there).
+    "manifold" (uniform on M, docs/math/initial-law.md#uniform-on-m) or a scalar ``Overlaps`` (every run starts there).
     ``schedule_rate``: lambda_t = lam0 / (1 + rate t); 0 gives a constant lambda = lam0.
     ``simulator``: "reduced" (exact in law, cost independent of d) or "full" (d-dim vectors).
     ``seed``: an int or a tuple of ints (entropy of ``numpy.random.SeedSequence``)."""

@@ -1,6 +1,6 @@
-"""Online SGD on fresh minibatches with explicit d-dimensional vectors (SPEC §8, last row; §7).
+"""Online SGD on fresh minibatches with explicit d-dimensional vectors (docs/math/dynamics.md#the-papers-experiments, last row).
 
-At step t a minibatch of B fresh samples (X_b, Y_b) of the task (SPEC §1; the informative token is
+At step t a minibatch of B fresh samples (X_b, Y_b) of the task (docs/math/task.md#the-task; the informative token is
 put first, which changes nothing since T is permutation invariant) gives the loss of the authors'
 code, the mean squared error over the batch,
 
@@ -93,7 +93,7 @@ def _check_vectors(d, k, v, k_star, v_star):
 
 def online_sgd_full(problem, k, v, k_star, v_star, *, alpha: float, n_steps: int,
                     batch_size: int, rng, log_every: int = 1,
-                    test_size: int = 0, progress: bool = False) -> SGDTrajectory:
+                    test_size: int = 0, progress: bool = False, loss_grad=None) -> SGDTrajectory:
     """Run online SGD (module docstring) from (k, v) for n_runs independent runs at once.
 
     k, v, k_star, v_star: arrays (n_runs, d), d = problem.d, unit rows, k* ⟂ v*.
@@ -104,9 +104,14 @@ def online_sgd_full(problem, k, v, k_star, v_star, *, alpha: float, n_steps: int
     the risks logged at step n use lambda_n.
     test_size > 0: a fixed test set of that size is sampled once per run (the paper uses 1000)
     and the empirical risk on it is logged (``test_risk_kind = "fixed"``).
-    ``progress``: a tqdm bar of the steps (updated at the logged steps).
+    ``progress``: a tqdm bar of the steps (updated at the logged steps). ``loss_grad``: another
+    predictor's map with the signature of ``minibatch_loss_grad`` (``numerics.nonlinearity.sgd``);
+    test_size must then be 0.
     """
     d, L, gamma, eps = check_settings(problem, alpha, n_steps, batch_size, log_every, test_size)
+    if loss_grad is not None and test_size > 0:
+        raise ValueError(f"test_size={test_size!r} is not allowed with loss_grad: the test risk is "
+                         "the erf predictor's; use 0")
     k, v, k_star, v_star = _check_vectors(d, k, v, k_star, v_star)
     n_runs = k.shape[0]
     streams = [child_streams(g, 2) for g in run_generators(rng, n_runs)]
@@ -135,7 +140,7 @@ def online_sgd_full(problem, k, v, k_star, v_star, *, alpha: float, n_steps: int
         if n == n_steps:
             break
         X, Y = sample_batch(train, k_star, v_star, batch_size, L, gamma, eps)
-        _, g_k, g_v = minibatch_loss_grad(X, Y, k, v, lam[n])
+        _, g_k, g_v = (loss_grad or minibatch_loss_grad)(X, Y, k, v, lam[n])
         k, v = sphere_step(k, g_k, alpha), sphere_step(v, g_v, alpha)
     bar.close()
     return log.result(lam, "fixed" if test_size > 0 else "none", d, eps, alpha, batch_size)

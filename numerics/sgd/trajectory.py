@@ -1,9 +1,9 @@
-"""The logged result of online SGD (SPEC §8, last row) and the checks shared by its two simulators.
+"""The logged result of online SGD (docs/math/dynamics.md#the-papers-experiments, last row) and the checks shared by its two simulators.
 
 ``numerics.sgd.full.online_sgd_full`` (explicit d-dimensional vectors) and
 ``numerics.sgd.reduced.online_sgd_reduced`` (exact reduced simulator, cost independent of d) both
 return an ``SGDTrajectory``: per logged step n (after n updates) the five overlaps of every run,
-the exact population risk R(k_n, v_n) at lambda_n = schedule(n) (closed form, SPEC §5), and an
+the exact population risk R(k_n, v_n) at lambda_n = schedule(n) (closed form, docs/math/risk.md#closed-form-population-risk), and an
 empirical test risk. Logged steps are 0, log_every, 2 log_every, ... and always n_steps.
 """
 
@@ -14,10 +14,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from theory.checks import check_integer, check_positive_real
 from theory.parameters import OVERLAP_NAMES, Overlaps, Problem
 from theory.risk import risk_from_arrays
 
-from ..dynamics.schedules import as_schedule, lambda_spec
+from ..dynamics.schedules import as_schedule, lambda_setting
 
 __all__ = ["SGDTrajectory", "TEST_RISK_KINDS"]
 
@@ -33,7 +34,7 @@ class SGDTrajectory:
 
     population_risk is the closed-form R at the logged overlaps and lambda_n (exact at finite d);
     test_risk is (1/n_test) sum (Y - T(X))^2 on test samples (``test_risk_kind`` says which) or None.
-    ``excess_risk`` follows the paper's logging convention: risk minus eps^2 (SPEC §5).
+    ``excess_risk`` follows the paper's logging convention: risk minus eps^2 (docs/math/risk.md#closed-form-population-risk).
     """
 
     steps: np.ndarray
@@ -103,19 +104,17 @@ def check_settings(problem: Problem, alpha, n_steps, batch_size, log_every, test
     for name, value in fields.items():
         if value.ndim != 0:
             raise ValueError(f"problem.{name}={value!r} is not allowed: SGD needs scalar problem fields")
-    if not (np.isfinite(alpha) and alpha > 0):
-        raise ValueError(f"alpha={alpha!r} is not allowed: the step size must be finite and > 0")
+    check_positive_real("alpha", alpha)
     for name, value, low in (("n_steps", n_steps, 0), ("batch_size", batch_size, 1),
                              ("log_every", log_every, 1), ("test_size", test_size, 0)):
-        if not (isinstance(value, (int, np.integer)) and value >= low):
-            raise ValueError(f"{name}={value!r} is not allowed: must be an integer >= {low}")
+        check_integer(name, value, low)
     return int(problem.d), int(problem.L), float(problem.gamma), float(problem.eps)
 
 
 def lambda_path(problem, n_steps: int) -> np.ndarray:
     """lambda_n for n = 0..n_steps of a ``Problem`` (constant lambda) or a ``ScheduledProblem``
     (one number or schedule shared by the runs)."""
-    spec = lambda_spec(problem)
+    spec = lambda_setting(problem)
     if isinstance(spec, list) or (not callable(spec) and np.ndim(spec) > 0):
         raise ValueError(f"problem.lam={problem.lam!r} is not allowed: SGD runs share one lambda "
                          "or one schedule")
@@ -150,10 +149,11 @@ def child_streams(gen: np.random.Generator, n: int) -> list:
 
 
 def progress_bar(enabled: bool, total: int, desc: str):
-    """A tqdm bar over the steps (disabled, hence silent, unless ``enabled``)."""
-    from tqdm.auto import tqdm
+    """A bar over the steps (``numerics.progress.bar``: drawn on a terminal, or forwarded to the
+    parent's display from a pool worker); silent unless ``enabled``."""
+    from ..progress import bar
 
-    return tqdm(total=total, desc=desc, unit="step", disable=not enabled)
+    return bar(total=total, desc=desc, unit="step", disable=None if enabled else True)
 
 
 class TrajectoryLog:

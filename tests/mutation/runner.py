@@ -222,7 +222,11 @@ def report(outcomes, wall: float) -> bool:
         met = value >= GOALS[name]
         ok &= met
         print(f"kill rate: {name}: {value:.1%} (goal >= {GOALS[name]:.0%}) {'met' if met else 'MISSED'}")
-    print(f"mutation campaign: {len(outcomes)} mutants, wall time {wall:.0f} s")
+    import resource
+
+    cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+    print(f"mutation campaign: {len(outcomes)} mutants, wall time {wall:.0f} s, CPU time of the runs "
+          f"{cpu.ru_utime + cpu.ru_stime:.0f} s, load average {os.getloadavg()[0]:.1f}")
     return ok
 
 

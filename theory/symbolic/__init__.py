@@ -5,7 +5,7 @@ Everything is derived lazily on first use and cached (``functools.lru_cache``); 
 package derives nothing. Numeric functions (``risk_symbolic``, ``flow_velocity_symbolic``,
 ``pgd_step_symbolic``, ...) are the derivations turned into numpy code by ``sympy.lambdify``;
 they are the symbolic siblings of the hand-written closed forms in ``theory.risk`` and
-``theory.stability``. SPEC §4-§7.
+``theory.stability``. docs/math/risk.md#closed-form-population-risk.
 """
 
 from .asymptotics import (corollary2_exponent, corollary2_excess_leading, leakage_series,

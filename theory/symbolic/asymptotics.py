@@ -1,4 +1,4 @@
-"""Large-d asymptotics of the oracle excess risk R(k*, v*) - eps^2 (SPEC §6; paper Cor 2).
+"""Large-d asymptotics of the oracle excess risk R(k*, v*) - eps^2 (docs/math/corollary2.md#rate-of-the-oracle-excess; paper Cor 2).
 
 Exact form (paper Thm 1): excess = gamma^2 T1 + (L-1) zeta(0, lambda), with the gate shortfall
 T1 = E[erfc(lambda (s + gamma Z))^2], s = sqrt(d/2), and the noise-token leakage. Derived here:

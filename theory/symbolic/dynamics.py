@@ -1,4 +1,4 @@
-"""Gradient flow and projected gradient descent as exact dynamics of the five overlaps (SPEC §7).
+"""Gradient flow and projected gradient descent as exact dynamics of the five overlaps (docs/math/dynamics.md#overlap-ode).
 
 Work in the (formal) basis (k, v, k*, v*) with Gram matrix G(overlaps) (``gram``). The
 Euclidean gradients of R(kappa, nu, theta, eta, rho) with kappa = <k,k*>, eta = <k,v*>,
@@ -44,7 +44,7 @@ def partial_symbols():
 
 
 def gram():
-    """Gram matrix of (k, v, k*, v*) in the overlaps (SPEC §3)."""
+    """Gram matrix of (k, v, k*, v*) in the overlaps (docs/math/task.md#overlaps-and-the-manifold-m)."""
     S = risk_symbols()
     kappa, nu, theta, eta, rho = S.overlaps
     return sp.Matrix([[1, rho, kappa, eta], [rho, 1, theta, nu],

@@ -1,4 +1,4 @@
-"""Fixed points of the reduced gradient flow on M and their classification (SPEC §7).
+"""Fixed points of the reduced gradient flow on M and their classification (docs/math/dynamics.md#fixed-points-and-their-types).
 
 On M (``theory.symbolic.manifold.reduced_flow``, with a_l, b > 0):
 

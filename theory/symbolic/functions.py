@@ -1,4 +1,4 @@
-"""zeta(t, g) = E[erf(t + g Z)^2] and its t-derivatives as sympy functions (SPEC §4).
+"""zeta(t, g) = E[erf(t + g Z)^2] and its t-derivatives as sympy functions (docs/math/risk.md#derivatives-of-zeta).
 
 ``Zeta(t, g)`` is not elementary; it knows its derivatives:
 
@@ -7,7 +7,7 @@
     d/dt ZetaTT = ZetaTTT,        d/dg ZetaTT = g d/dt ZetaTTT,
     d/dt ZetaTTT = (explicit),    d/dg ZetaTTT = g d^2/dt^2 ZetaTTT (explicit),
 
-and ZetaT, ZetaTT, ZetaTTT rewrite to the explicit erf expressions of SPEC §4 with
+and ZetaT, ZetaTT, ZetaTTT rewrite to the explicit erf expressions of docs/math/risk.md#the-function-zeta with
 ``expr.rewrite(sympy.erf)``:
 
     ZetaT(t, g) = (2/c2) erf(t/c1) erf'(t/c2),  c1 = sqrt((1+4g^2)(1+2g^2)), c2 = sqrt(1+2g^2),
@@ -65,7 +65,7 @@ def _explicit(order: int, t, g):
 
 
 class Zeta(sp.Function):
-    """zeta(t, g) = E[erf(t + g Z)^2], Z ~ N(0, 1) (SPEC §4); g >= 0."""
+    """zeta(t, g) = E[erf(t + g Z)^2], Z ~ N(0, 1) (docs/math/risk.md#the-function-zeta); g >= 0."""
 
     nargs = 2
 
@@ -96,7 +96,7 @@ class _ZetaDerivative(sp.Function):
 
 
 class ZetaT(_ZetaDerivative):
-    """d/dt zeta(t, g) = (2/c2) erf(t/c1) erf'(t/c2) (SPEC §4)."""
+    """d/dt zeta(t, g) = (2/c2) erf(t/c1) erf'(t/c2) (docs/math/risk.md#derivatives-of-zeta)."""
 
     order, odd = 1, True
 
@@ -138,7 +138,7 @@ class ZetaTTT(_ZetaDerivative):
 
 
 def zeta_at_zero(g):
-    """zeta(0, g) = (2/pi) arcsin(2g^2/(1+2g^2)) (SPEC §4), as a sympy expression."""
+    """zeta(0, g) = (2/pi) arcsin(2g^2/(1+2g^2)) (docs/math/risk.md#the-function-zeta), as a sympy expression."""
     return 2 / sp.pi * sp.asin(2 * g**2 / (1 + 2 * g**2))
 
 

@@ -1,4 +1,4 @@
-"""Riemannian Hessian of R on the product of spheres at the oracle (k*, v*) (SPEC §7).
+"""Riemannian Hessian of R on the product of spheres at the oracle (k*, v*) (docs/math/critical-lambda.md#hessian-at-the-oracle).
 
 Tangent vectors at (k*, v*): xi_k = x_v v* + x_1 u_1 + x_2 u_2 (orthogonal to k*) and
 xi_v = y_k k* + y_1 u_1 + y_2 u_2 (orthogonal to v*), with u_1, u_2 orthonormal and orthogonal

@@ -1,4 +1,4 @@
-"""Gaussian-erf identities of SPEC §4, proved with sympy, and the Stein moment operator.
+"""Gaussian-erf identities of docs/math/risk.md#gaussian-erf-identities, proved with sympy, and the Stein moment operator.
 
 Z ~ N(0, 1). Each ``prove_*`` function returns an ``IdentityProof`` whose ``residual`` is the
 simplified difference of the two sides (exactly 0 when proved) together with the boundary
@@ -121,5 +121,5 @@ def prove_zeta_at_zero() -> IdentityProof:
 
 
 def all_identity_proofs() -> tuple:
-    """The four proofs of SPEC §4 (cached; the first call takes a few seconds)."""
+    """The four proofs of docs/math/risk.md#gaussian-erf-identities (cached; the first call takes a few seconds)."""
     return (prove_erf_mean(), prove_zeta_t(), prove_gate_correlation(), prove_zeta_at_zero())

@@ -1,4 +1,4 @@
-"""The invariant manifold M = {theta = eta = rho = 0} and the reduced flow on it (SPEC §7).
+"""The invariant manifold M = {theta = eta = rho = 0} and the reduced flow on it (docs/math/dynamics.md#invariant-manifold).
 
 Proved symbolically, for all parameters (d, L, gamma, eps, lam > 0):
 
@@ -12,7 +12,7 @@ Proved symbolically, for all parameters (d, L, gamma, eps, lam > 0):
       R_nu  = -2 gamma^2 erf(a_l kappa),
       R_kappa = 2 gamma^2 a_l erf'(a_l kappa) [erf(b kappa) - nu],
 
-  the SPEC §7 formulas; ``reduced_flow().residuals`` are the simplified differences (all 0).
+  the docs/math/dynamics.md#flow-on-m formulas; ``reduced_flow().residuals`` are the simplified differences (all 0).
 - ``oracle_local_rates_symbolic``: in angles kappa = cos phi, nu = cos psi the flow is
   phi' = sin(phi) R_kappa(cos phi, cos psi), psi' = sin(psi) R_nu(cos phi); its linearisation at
   (phi, psi) = (0, 0) is diagonal with exponential rates
@@ -80,14 +80,14 @@ def reduced_parameters():
 
 @dataclasses.dataclass(frozen=True)
 class ReducedFlow:
-    """The flow on M in (kappa, nu): derived (from the five-overlap ODE) and SPEC §7 forms."""
+    """The flow on M in (kappa, nu): derived (from the five-overlap ODE) and docs/math/dynamics.md#flow-on-m forms."""
 
-    risk: sp.Expr            # R_M, SPEC form
-    r_kappa: sp.Expr         # dR_M/dkappa, SPEC form
-    r_nu: sp.Expr            # dR_M/dnu, SPEC form
+    risk: sp.Expr            # R_M, stated form
+    r_kappa: sp.Expr         # dR_M/dkappa, stated form
+    r_nu: sp.Expr            # dR_M/dnu, stated form
     kappa_dot: sp.Expr       # -(1 - kappa^2) r_kappa
     nu_dot: sp.Expr          # -(1 - nu^2) r_nu
-    residuals: tuple         # derived minus SPEC form, simplified: (risk, r_kappa, r_nu, kappa', nu')
+    residuals: tuple         # derived minus stated form, simplified: (risk, r_kappa, r_nu, kappa', nu')
 
     @property
     def proved(self) -> bool:
@@ -102,19 +102,19 @@ def reduced_flow() -> ReducedFlow:
     _, g, _, _, _ = S.derived()
     s = sp.sqrt(S.d / 2)
     a_l, b = reduced_parameters()
-    spec_risk = (S.eps**2 + (S.L - 1) * Zeta(0, S.lam)
+    stated_risk = (S.eps**2 + (S.L - 1) * Zeta(0, S.lam)
                  + S.gamma**2 * (1 - 2 * nu * sp.erf(a_l * kappa) + Zeta(S.lam * s * kappa, g)))
-    spec_r_nu = -2 * S.gamma**2 * sp.erf(a_l * kappa)
-    spec_r_kappa = 2 * S.gamma**2 * a_l * erf_prime_expr(a_l * kappa) * (sp.erf(b * kappa) - nu)
-    kappa_dot = -(1 - kappa**2) * spec_r_kappa
-    nu_dot = -(1 - nu**2) * spec_r_nu
+    stated_r_nu = -2 * S.gamma**2 * sp.erf(a_l * kappa)
+    stated_r_kappa = 2 * S.gamma**2 * a_l * erf_prime_expr(a_l * kappa) * (sp.erf(b * kappa) - nu)
+    kappa_dot = -(1 - kappa**2) * stated_r_kappa
+    nu_dot = -(1 - nu**2) * stated_r_nu
     grads = risk_gradient_expressions()
     flow = overlap_flow_expressions()
     derived = (risk_expression().subs(M), grads[0].subs(M), grads[1].subs(M),
                flow[0].subs(M), flow[1].subs(M))
-    spec = (spec_risk, spec_r_kappa, spec_r_nu, kappa_dot, nu_dot)
-    residuals = tuple(sp.simplify(sp.expand((x - y).rewrite(sp.erf))) for x, y in zip(derived, spec))
-    return ReducedFlow(spec_risk, spec_r_kappa, spec_r_nu, kappa_dot, nu_dot, residuals)
+    stated = (stated_risk, stated_r_kappa, stated_r_nu, kappa_dot, nu_dot)
+    residuals = tuple(sp.simplify(sp.expand((x - y).rewrite(sp.erf))) for x, y in zip(derived, stated))
+    return ReducedFlow(stated_risk, stated_r_kappa, stated_r_nu, kappa_dot, nu_dot, residuals)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -152,7 +152,10 @@ def oracle_local_rates_symbolic() -> LocalRatesExpressions:
     r_psi = 2 * S.gamma**2 * sp.erf(a_l)
     target = sp.diag(-r_phi, -r_psi)
     residuals = tuple(sp.simplify(sp.expand((jac[i] - target[i]).rewrite(sp.erf))) for i in range(4))
-    # erfc(b) > 0 and erf(a_l) > 0 for b, a_l > 0: substitute erfc(b) = p, p > 0, to let sympy decide.
-    p = sp.Symbol("p", positive=True)
-    positive = (r_phi.subs(sp.erfc(b), p).is_positive, r_psi.is_positive)
+    # erfc(b) > 0 for every real b, and erf(a_l) > 0 once sympy decides a_l > 0 (erf is odd and
+    # increasing); sympy < 1.14 cannot decide the sign of erf itself, so both are replaced by
+    # positive symbols p, q and sympy decides the sign of the rest.
+    p, q = sp.symbols("p q", positive=True)
+    erf_a_positive = q if a_l.is_positive else sp.erf(a_l)
+    positive = (r_phi.subs(sp.erfc(b), p).is_positive, r_psi.subs(sp.erf(a_l), erf_a_positive).is_positive)
     return LocalRatesExpressions(jac, r_phi, r_psi, residuals, positive)

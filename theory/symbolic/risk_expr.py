@@ -1,11 +1,11 @@
-"""The population risk as a sympy expression in the overlaps, two ways (SPEC §5; paper Thm 1).
+"""The population risk as a sympy expression in the overlaps, two ways (docs/math/risk.md#closed-form-population-risk; paper Thm 1).
 
-``risk_expression()`` transcribes SPEC §5 (s = sqrt(d/2), g = lambda gamma, c2 = sqrt(1+2g^2),
+``risk_expression()`` transcribes docs/math/risk.md#closed-form-population-risk (s = sqrt(d/2), g = lambda gamma, c2 = sqrt(1+2g^2),
 A = lambda s kappa, a = A/c2, C = C_lambda):
 
     R = eps^2 + gamma^2 - 2 E1 + E2 + N   (E1, E2, N as in ``theory.risk``).
 
-``risk_expression_from_model()`` derives R from the model of SPEC §1-§2 without that algebra.
+``risk_expression_from_model()`` derives R from the model of docs/math/task.md#the-task without that algebra.
 For the informative token X = s k* + gamma W, W ~ N(0, I_d), write U = <W,k>,
 <W,v> = rho U + P', <W,v*> = eta U + Q' with (P', Q') Gaussian, independent of U,
 E P'^2 = 1 - rho^2, E P'Q' = nu - rho eta, E Q'^2 = 1 - eta^2. The gate is erf(A + gU),
@@ -69,7 +69,7 @@ class RiskSymbols:
         return {self.theta: 0, self.eta: 0, self.rho: 0}
 
     def derived(self):
-        """(s, g, c2, A, a) of SPEC §5."""
+        """(s, g, c2, A, a) of docs/math/risk.md#closed-form-population-risk."""
         s = sp.sqrt(self.d / 2)
         g = self.lam * self.gamma
         c2 = sp.sqrt(1 + 2 * g**2)
@@ -89,13 +89,13 @@ def risk_symbols() -> RiskSymbols:
 
 
 def gate_correlation_expr(lam):
-    """C_lambda = 2 lambda / sqrt(pi (1 + 2 lambda^2)) (SPEC §4)."""
+    """C_lambda = 2 lambda / sqrt(pi (1 + 2 lambda^2)) (docs/math/risk.md#gaussian-erf-identities)."""
     return 2 * lam / sp.sqrt(sp.pi * (1 + 2 * lam**2))
 
 
 @functools.lru_cache(maxsize=None)
 def risk_expression() -> sp.Expr:
-    """SPEC §5 transcribed: R(kappa, nu, theta, eta, rho; d, L, gamma, eps, lam)."""
+    """docs/math/risk.md#closed-form-population-risk transcribed: R(kappa, nu, theta, eta, rho; d, L, gamma, eps, lam)."""
     S = risk_symbols()
     lam, gamma, L = S.lam, S.gamma, S.L
     kappa, nu, theta, eta, rho = S.overlaps

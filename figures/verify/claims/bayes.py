@@ -1,4 +1,4 @@
-"""The Bayes risk of single-location regression (SPEC §6, derived): two independent routes agree,
+"""The Bayes risk of single-location regression (docs/math/baselines.md#bayes-risk, derived): two independent routes agree,
 and it sits below every predictor: eps^2 <= Bayes <= oracle attention (best lambda) <= null.
 
 Routes: ``theory.bayes.bayes_risk_quad`` (Laplace transform of the posterior variance, 1-D laws of
@@ -34,7 +34,7 @@ _ORDER_POINTS = [(2, 10, _G_HALF), (10, 10, _G_HALF), (40, 5, 1.0), (400, 10, _G
 
 
 @claim("bayes-quadrature-montecarlo",
-       "Bayes risk (derived, SPEC §6): eps^2 + E[Var(<X_J, v*> | X)] by quadrature of the laws of the "
+       "Bayes risk (derived, docs/math/baselines.md#bayes-risk): eps^2 + E[Var(<X_J, v*> | X)] by quadrature of the laws of the "
        "log-likelihood ratio equals the Monte-Carlo average of the exact posterior variance")
 def quadrature_matches_monte_carlo(quick: bool, rng) -> Check:
     from numerics.montecarlo.bayes_risk import bayes_risk_mc
@@ -95,14 +95,14 @@ def _value_z(points, quick: bool, rng, eps: float):
     """(max |z| / z_crit, max detectable relative error of the excess) of the quadrature against the
     Monte Carlo at the points with d <= _VALUE_D_MAX (Bonferroni over them, quadrature abserr granted)."""
     from numerics.montecarlo.bayes_risk import bayes_risk_mc
-    from theory import Problem
+    from theory import Task
     from theory.bayes import bayes_risk_quad
 
     small = [p for p in points if p[0] <= _VALUE_D_MAX]
     z_crit = bonferroni_z(_ALPHA, len(small))
     z_scores, detectable = [], []
     for (d, L, gamma), child in zip(small, rng.spawn(len(small))):
-        problem = Problem(d=d, L=L, gamma=gamma, eps=eps, lam=1.0)
+        problem = Task(d=d, L=L, gamma=gamma, eps=eps)
         q, est = bayes_risk_quad(problem), bayes_risk_mc(problem, _VALUE_N[quick], child)
         z_scores.append(max(abs(est.mean - q.value) - q.abserr, 0.0) / est.stderr)
         detectable.append((z_crit + power_z(_POWER)) * est.stderr / (q.value - eps * eps))
@@ -110,7 +110,7 @@ def _value_z(points, quick: bool, rng, eps: float):
 
 
 @claim("bayes-risk-ordering",
-       "Bayes risk (derived, SPEC §6): eps^2 <= Bayes risk <= oracle attention risk at its best "
+       "Bayes risk (derived, docs/math/baselines.md#bayes-risk): eps^2 <= Bayes risk <= oracle attention risk at its best "
        "lambda <= null risk eps^2 + gamma^2, and at small d the Bayes risk has its Monte-Carlo value")
 def risk_ordering(quick: bool, rng) -> Check:
     from theory.baselines import null_risk, oracle_best_lambda

@@ -1,5 +1,5 @@
 """Paper Definition 1 (PGD on the sphere product) and the exactness of its overlap recursion;
-invariance of M under one PGD step and under the gradient flow, in floating point (SPEC §7)."""
+invariance of M under one PGD step and under the gradient flow, in floating point (docs/math/dynamics.md#invariant-manifold)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ _DIMS = (20, 400)
 
 
 def _equivalence_starts(d: int, rng):
-    """Two runs in each regime of SPEC §8 rows 1-4 (row 4's schedule at lambda_0 = 0.5, alpha = 2e-3,
+    """Two runs in each regime of docs/math/dynamics.md#the-papers-experiments, rows 1-4 (row 4's schedule at lambda_0 = 0.5, alpha = 2e-3,
     where PGD is stable: at lambda_0 = 1 the map itself is unstable, see tests/test_pgd.py), as
     vectors in R^d; returns (k, v, k*, v*), lam per run, alpha per run."""
     from numerics.dynamics.initial import sample_initial_vectors
@@ -51,7 +51,7 @@ def _risk_roundoff(log, d: int) -> float:
 
 
 @claim("definition1-overlap-vs-vector",
-       "Definition 1 (SPEC §7): PGD on explicit vectors in R^d and the exact five-overlap recursion "
+       "Definition 1 (docs/math/dynamics.md#pgd-step-in-overlaps): PGD on explicit vectors in R^d and the exact five-overlap recursion "
        "give the same iterates (for every d)")
 def overlap_pgd_equals_vector_pgd(quick: bool, rng) -> Check:
     from numerics.montecarlo.geometry import overlaps_from_vectors
@@ -79,7 +79,7 @@ def overlap_pgd_equals_vector_pgd(quick: bool, rng) -> Check:
     worst = max(gaps.values())
     return Check(
         method=f"numerics.dynamics.pgd_vectors.vector_pgd (vectors in R^d) vs numerics.dynamics.pgd.overlap_pgd (overlaps) "
-               f"from the same 8 starts (2 per regime of SPEC §8 rows 1-4), {steps:,} steps, "
+               f"from the same 8 starts (2 per regime of docs/math/dynamics.md#the-papers-experiments, rows 1-4), {steps:,} steps, "
                f"d in {_DIMS}; max |difference| of the five overlaps and of the logged excess risk "
                "(divided by its Lipschitz constant in the overlaps) at 11 logged steps",
         measured=worst,
@@ -109,7 +109,7 @@ def _manifold_points(rng, n: int):
 
 
 @claim("invariance-of-M",
-       "Invariance of M (paper, SPEC §7), in float64: one PGD step from a point of M = {theta = eta = "
+       "Invariance of M (paper, docs/math/dynamics.md#invariant-manifold), in float64: one PGD step from a point of M = {theta = eta = "
        "rho = 0} lands exactly on M, and the flow's theta', eta', rho' vanish exactly on M")
 def manifold_is_invariant(quick: bool, rng) -> Check:
     from numerics.dynamics.flow import overlap_flow

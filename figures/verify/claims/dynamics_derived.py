@@ -1,6 +1,6 @@
-"""Derived facts about the training dynamics (SPEC §7-§8), checked numerically: PGD tends to the
+"""Derived facts about the training dynamics (docs/math/dynamics.md#overlap-ode), checked numerically: PGD tends to the
 gradient flow at first order in alpha; the direct sampler of the initial overlaps has the law of
-the overlaps of sampled vectors; the fixed points of the flow on M have the types SPEC §7 states."""
+the overlaps of sampled vectors; the fixed points of the flow on M have the types docs/math/dynamics.md#fixed-points-and-their-types states."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def _scalar(overlaps, i):
 
 
 @claim("pgd-to-flow-order-1",
-       "PGD -> gradient flow (SPEC §7): at flow time T = alpha * steps the PGD iterate differs from the "
+       "PGD -> gradient flow (docs/math/dynamics.md#pgd-step-in-overlaps): at flow time T = alpha * steps the PGD iterate differs from the "
        "flow's by C alpha + O(alpha^2) (order 1 in alpha)")
 def pgd_converges_to_flow_at_order_one(quick: bool, rng) -> Check:
     from numerics.dynamics.flow import overlap_flow
@@ -106,7 +106,7 @@ def _ks_pvalues(n, rng, dimension_factor=1):
 
 
 @claim("initial-overlap-law",
-       "Initial law (SPEC §8): the five overlaps drawn directly from their exact law in dimension d "
+       "Initial law (docs/math/initial-law.md#uniform-on-the-sphere): the five overlaps drawn directly from their exact law in dimension d "
        "(numerics.dynamics.initial.sample_initial_overlaps) have the law of the overlaps of vectors drawn uniformly "
        "on the sphere / on M in R^d")
 def initial_overlap_law(quick: bool, rng) -> Check:
@@ -138,7 +138,7 @@ def initial_overlap_law(quick: bool, rng) -> Check:
     )
 
 
-# SPEC §7: expected signs of the two eigenvalues (ascending) of the Jacobian of the flow on M.
+# docs/math/dynamics.md#fixed-points-and-their-types: expected signs of the two eigenvalues (ascending) of the Jacobian of the flow on M.
 _EXPECTED = {(0.0, 0.0): ("saddle", (-1, 1)), (1.0, 1.0): ("stable", (-1, -1)), (-1.0, -1.0): ("stable", (-1, -1)),
              (1.0, -1.0): ("unstable", (1, 1)), (-1.0, 1.0): ("unstable", (1, 1))}
 _H = 1e-6
@@ -162,7 +162,7 @@ def _fixed_point_problems(quick: bool, rng):
 
 
 @claim("fixed-points-on-M-numerical",
-       "Fixed points on M (derived, SPEC §7), numerically: the Jacobian of the flow on M has eigenvalues of "
+       "Fixed points on M (derived, docs/math/dynamics.md#fixed-points-and-their-types), numerically: the Jacobian of the flow on M has eigenvalues of "
        "signs (-, +) at (0, 0) (saddle), (-, -) at (1, 1) and (-1, -1) (stable), (+, +) at (1, -1) and "
        "(-1, 1) (unstable)")
 def fixed_points_numerical(quick: bool, rng) -> Check:

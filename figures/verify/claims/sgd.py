@@ -1,4 +1,4 @@
-"""Online SGD (SPEC §8, last row): the exact reduced simulator has the law of SGD on vectors in R^d,
+"""Online SGD (docs/math/dynamics.md#the-papers-experiments, last row): the exact reduced simulator has the law of SGD on vectors in R^d,
 results do not depend on the executor, and the mean SGD trajectory follows the population
 gradient flow to order one in the step size (``numerics.sgd``, ``numerics.executors``)."""
 
@@ -61,7 +61,7 @@ def _min_ks_pvalue(a, b, steps) -> float:
 
 
 @claim("sgd-reduced-equals-full-in-law",
-       "Online SGD (SPEC §8): the reduced simulator (overlaps only, O(1) work per step) gives the overlaps "
+       "Online SGD (docs/math/sgd-reduced.md#exact-reduced-simulator): the reduced simulator (overlaps only, O(1) work per step) gives the overlaps "
        "the same law as SGD on explicit vectors in R^d")
 def reduced_equals_full_in_law(quick: bool, rng) -> Check:
     from numerics.montecarlo.geometry import vectors_from_overlaps
@@ -162,7 +162,7 @@ def determinism_across_executors(quick: bool, rng) -> Check:
 
 
 @claim("sgd-to-flow-order-1",
-       "Online SGD -> gradient flow (SPEC §7-§8): at flow time t = alpha n the mean SGD overlaps differ from "
+       "Online SGD -> gradient flow (docs/math/sgd-reduced.md#sgd-and-the-gradient-flow): at flow time t = alpha n the mean SGD overlaps differ from "
        "the population gradient flow's by O(alpha) (fitted exponent 1)")
 def sgd_to_flow_order_one(quick: bool, rng) -> Check:
     from numerics.sgd.experiment import SGDExperiment

@@ -1,4 +1,4 @@
-"""Stability of the oracle (k*, v*) as a critical point of R on the product of spheres (SPEC §7, derived).
+"""Stability of the oracle (k*, v*) as a critical point of R on the product of spheres (docs/math/critical-lambda.md#hessian-at-the-oracle, derived).
 
 - lambda_c: the closed-form Riemannian Hessian (``theory.stability.oracle_hessian``) loses
   positive definiteness at lambda_c (``critical_lambda``); checked against the root of the
@@ -25,7 +25,7 @@ _FD_CASES = {True: [(8, 3, 0.8)], False: [(8, 3, 0.8), (12, 5, 0.7), (16, 4, 1.0
 
 
 @claim("lambda-c-finite-differences",
-       "lambda_c (derived, SPEC §7): the oracle is a strict local minimum of R on the sphere product "
+       "lambda_c (derived, docs/math/critical-lambda.md#critical-lambda): the oracle is a strict local minimum of R on the sphere product "
        "for lambda < lambda_c and a saddle above; lambda_c from the closed-form Riemannian Hessian "
        "equals the root of the smallest eigenvalue of the Hessian of R(k, v) in dimension d")
 def lambda_c_matches_finite_differences(quick: bool, rng) -> Check:
@@ -78,7 +78,7 @@ _LIMIT_D = {True: (1e3, 1e4, 1e5, 1e6), False: (1e3, 3e3, 1e4, 3e4, 1e5, 3e5, 1e
 
 
 @claim("lambda-c-limit",
-       "lambda_c -> sqrt(3)/2 (derived, SPEC §7): as d -> inf, lambda_c(d) = sqrt(3)/2 + c1/d + O(1/d^2) "
+       "lambda_c -> sqrt(3)/2 (derived, docs/math/critical-lambda.md#limit-as-d-grows-and-first-correction): as d -> inf, lambda_c(d) = sqrt(3)/2 + c1/d + O(1/d^2) "
        "with c1 = 4 sqrt(3) gamma^2 (L-1)/3, for every L >= 2 and gamma > 0")
 def lambda_c_limit(quick: bool, rng) -> Check:
     import sympy as sp

@@ -1,4 +1,4 @@
-"""Exact (sympy) facts about the training dynamics on the manifold M (SPEC §7).
+"""Exact (sympy) facts about the training dynamics on the manifold M (docs/math/dynamics.md#invariant-manifold).
 
 Each claim runs a derivation of ``theory.symbolic`` (lru-cached, so quick and full mode share
 the same proof) and counts the expressions that did not simplify to exactly 0, or the signs sympy
@@ -24,7 +24,7 @@ def _nonzero(exprs) -> int:
 
 
 @claim("invariance-of-M-symbolic",
-       "Invariance of M (paper, SPEC §7): R_theta = R_eta = R_rho = 0 on M = {theta = eta = rho = 0} "
+       "Invariance of M (paper, docs/math/dynamics.md#invariant-manifold): R_theta = R_eta = R_rho = 0 on M = {theta = eta = rho = 0} "
        "for all parameters, so gradient flow and PGD started on M stay on M")
 def invariance_of_M(quick: bool, rng) -> Check:
     from theory.symbolic import manifold
@@ -45,13 +45,13 @@ def invariance_of_M(quick: bool, rng) -> Check:
     )
 
 
-# The classification stated in SPEC §7 for the flow on M.
+# The classification stated in docs/math/dynamics.md#fixed-points-and-their-types for the flow on M.
 _EXPECTED_KINDS = {(0, 0): "saddle", (1, 1): "stable", (-1, -1): "stable",
                    (1, -1): "unstable", (-1, 1): "unstable"}
 
 
 @claim("fixed-points-on-M-symbolic",
-       "Fixed points on M (derived, SPEC §7): the flow on M has exactly five fixed points in [-1, 1]^2: "
+       "Fixed points on M (derived, docs/math/dynamics.md#fixed-points-and-their-types): the flow on M has exactly five fixed points in [-1, 1]^2: "
        "(0, 0) a saddle, (1, 1) and (-1, -1) stable, (1, -1) and (-1, 1) unstable, for all parameters")
 def fixed_points_on_M(quick: bool, rng) -> Check:
     from theory.symbolic import manifold
@@ -67,14 +67,14 @@ def fixed_points_on_M(quick: bool, rng) -> Check:
     unproved = sum(1 for p in points if not p.proved)
     failures = len(mismatched) + extra + unproved + _nonzero(flow.residuals)
     return Check(
-        method="sympy: the flow on M derived from the five-overlap ODE equals the SPEC §7 form; "
+        method="sympy: the flow on M derived from the five-overlap ODE equals the docs/math/dynamics.md#flow-on-m form; "
                "kappa' = nu' = 0 solved by cases on [-1, 1]^2; kinds from the signs of det and trace "
                "of the Jacobian (theory.symbolic.fixed_points)",
         measured=float(failures),
         measured_text=(f"{len(points)} fixed points: "
                        + ", ".join(f"({p.kappa}, {p.nu}) {p.kind}{'' if p.proved else ' (unproved)'}"
                                    for p in points)
-                       + f"; {len(mismatched)} differ from SPEC §7, {extra} extra, "
+                       + f"; {len(mismatched)} differ from docs/math/dynamics.md#fixed-points-and-their-types, {extra} extra, "
                          f"{_nonzero(flow.residuals)} non-zero residuals of the reduced flow"),
         tolerance=0.0,
         derivation=_PROOF,
@@ -84,7 +84,7 @@ def fixed_points_on_M(quick: bool, rng) -> Check:
 
 
 @claim("oracle-local-rates",
-       "Local rates at the oracle (derived, SPEC §7): on M near (k*, v*), phi = arccos kappa and "
+       "Local rates at the oracle (derived, docs/math/dynamics.md#local-rates): on M near (k*, v*), phi = arccos kappa and "
        "psi = arccos nu decay like exp(-r t) with r_phi = 2 gamma^2 a_l erf'(a_l) erfc(b) > 0 and "
        "r_psi = 2 gamma^2 erf(a_l) > 0")
 def local_rates(quick: bool, rng) -> Check:

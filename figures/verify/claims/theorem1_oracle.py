@@ -1,4 +1,4 @@
-"""Paper Theorem 1 at the oracle (k, v) = (k*, v*): the oracle-risk formula (SPEC §6)."""
+"""Paper Theorem 1 at the oracle (k, v) = (k*, v*): the oracle-risk formula (docs/math/baselines.md#oracle-risk)."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ _DPS = 30
 # Roundoff of a closed form (theory.risk_roundoff): each of its terms goes through at most
 # RISK_ROUNDINGS (32) roundings, and zeta is evaluated once with relative error at most
 # ZETA_MAX_RELATIVE_ERROR. Hence |error| <= (32 eps + ZETA_MAX_RELATIVE_ERROR) * S with
-# S = sum |terms| <= eps^2 + gamma^2 (1 + 2 + 1) + (L-1) zeta(0, lambda) at the oracle.
-_ROUNDINGS = RISK_ROUNDINGS
+# S = sum |terms| <= eps^2 + gamma^2 (1 + 2 + 1) + (L-1) zeta(0, lambda) at the oracle. The count
+# is written once, in theory.risk_roundoff, for every claim and test that uses it.
 
 
 def _points(quick: bool, rng):
@@ -63,8 +63,8 @@ def oracle_matches_expectation(quick: bool, rng) -> Check:
                f"{len(problems)} random problems (d up to 1e4, L up to 100, lambda in [0.02, 3])",
         measured=max(errors),
         measured_text=f"max |difference| / S = {max(errors) / EPS:.2f} eps (S = sum of |terms|)",
-        tolerance=_ROUNDINGS * EPS + ZETA_MAX_RELATIVE_ERROR,
-        derivation=f"float64 roundoff: {_ROUNDINGS} roundings per term + theory.zeta's declared "
+        tolerance=RISK_ROUNDINGS * EPS + ZETA_MAX_RELATIVE_ERROR,
+        derivation=f"float64 roundoff: {RISK_ROUNDINGS} roundings per term + theory.zeta's declared "
                    "relative error, times S",
         details={"relative_to_scale": errors, "differences": differences,
                  "problems": [[int(p.d), int(p.L), float(p.gamma), float(p.eps), float(p.lam)] for p in problems]},
@@ -72,7 +72,7 @@ def oracle_matches_expectation(quick: bool, rng) -> Check:
 
 
 @claim("theorem1-oracle-general",
-       "Theorem 1: the general closed form (SPEC §5) at kappa = nu = 1, theta = eta = rho = 0 equals the "
+       "Theorem 1: the general closed form (docs/math/risk.md#closed-form-population-risk) at kappa = nu = 1, theta = eta = rho = 0 equals the "
        "oracle risk eps^2 + gamma^2 E[(1 - erf(lambda(sqrt(d/2) + gamma Z)))^2] + (L-1) zeta(0, lambda)")
 def oracle_matches_general_form(quick: bool, rng) -> Check:
     from theory import Overlaps, population_risk
@@ -93,8 +93,8 @@ def oracle_matches_general_form(quick: bool, rng) -> Check:
                f"({_DPS} digits) at {len(problems)} random problems (d up to 1e4, L up to 100)",
         measured=max(errors),
         measured_text=f"max |difference| / S = {max(errors) / EPS:.2f} eps (S = sum of |terms| of the general form)",
-        tolerance=_ROUNDINGS * EPS + ZETA_MAX_RELATIVE_ERROR,
-        derivation=f"float64 roundoff of the general closed form: {_ROUNDINGS} roundings per term + "
+        tolerance=RISK_ROUNDINGS * EPS + ZETA_MAX_RELATIVE_ERROR,
+        derivation=f"float64 roundoff of the general closed form: {RISK_ROUNDINGS} roundings per term + "
                    "theory.zeta's declared relative error, times S (the reference has 30 digits)",
         details={"relative_to_scale": [float(e) for e in np.asarray(errors)]},
     )

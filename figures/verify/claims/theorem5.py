@@ -1,5 +1,5 @@
 """Paper Theorem 5: population PGD initialised on M converges to the oracle up to the global sign
-(SPEC §7), with the sign given by the separatrix rule (``numerics.dynamics.phase_portrait``); and, on
+(docs/math/dynamics.md#convergence-on-m), with the sign given by the separatrix rule (``numerics.dynamics.phase_portrait``); and, on
 explicit vectors, the iterates leave M by roundoff only (the paper's floating-point observation).
 
 The sign rule is the flow's; the discrete map's basin boundary is tangent to the flow's separatrix at
@@ -16,7 +16,7 @@ from ..checks import EPS
 
 ORDER = 55
 
-# Paper's setting (SPEC §8 row 1).
+# Paper's setting (docs/math/dynamics.md#the-papers-experiments, row 1).
 _D, _LAM, _ALPHA = 400, 0.1, 4e-3
 # Convergence threshold on 1 - min(|kappa|, |nu|): quick 0.05 (the alignment threshold of
 # numerics.dynamics.experiments.summarize_alignment, reached in about the paper's 20,000 steps), full 1e-4.

@@ -1,4 +1,4 @@
-"""SPEC §4: the Owen's T closed form of zeta(t, g) = E[erf(t + g Z)^2] against mpmath quadrature."""
+"""docs/math/risk.md#closed-form-of-zeta-through-owens-t: the Owen's T closed form of zeta(t, g) = E[erf(t + g Z)^2] against mpmath quadrature."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ _DPS = 30
 
 
 @claim("zeta-closed-form",
-       "SPEC §4 (derived): zeta(t, g) = E[erf(t + gZ)^2] = 1 - 8 T(sqrt2 t/sqrt(1+2g^2), 1/sqrt(1+4g^2)) "
+       "docs/math/risk.md#closed-form-of-zeta-through-owens-t (derived): zeta(t, g) = E[erf(t + gZ)^2] = 1 - 8 T(sqrt2 t/sqrt(1+2g^2), 1/sqrt(1+4g^2)) "
        "(Owen's T), evaluated to its declared float64 accuracy")
 def zeta_matches_mpmath(quick: bool, rng) -> Check:
     from theory.zeta import ZETA_MAX_RELATIVE_ERROR, zeta

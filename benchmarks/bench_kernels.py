@@ -1,0 +1,126 @@
+"""Per-step cost of the compiled kernels against the NumPy reference routes, and the project's
+end-to-end times, side by side in one run, each with the machine's load.
+
+- PGD (``numerics.dynamics.pgd.overlap_pgd``, d = 400, L = 10, gamma^2 = 1/2): one run and 30 runs, constant
+  lambda = 0.1 (alpha = 4e-3) and the paper's schedule lambda_t = 1/(1 + 1e-4 t);
+- reduced online SGD (``numerics.sgd.reduced.online_sgd_reduced``, the paper's settings d = 80,
+  L = 10, B = 5, schedule from lambda = 2, alpha = 1e-3, no test set): one run and 30 runs;
+- span-reduced Monte-Carlo risk (``numerics.montecarlo.population_risk.population_risk_mc``, d = 400, L = 10);
+- the authors' compiled PGD step, ~80 us per run-step, as quoted in issue 15 (not measured here);
+- ``--reproduce``: cold ``slr reproduce`` (empty output folder) wall and CPU time of the child;
+- ``--pytest``: the default ``python -m pytest`` wall and CPU time.
+Costs are process CPU time per run-step (best of ``--repeat``), after one warm-up call (which
+loads or compiles the kernels). On a shared machine CPU time is inflated by contention for the
+cores' caches and shared units, so the load average before and after each item is printed.
+Run from the repository root:  python benchmarks/bench_kernels.py [--reproduce] [--pytest]
+"""
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import platform  # noqa: E402
+import resource  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from numerics import (PaperSchedule, ScheduledProblem, online_sgd_reduced, overlap_pgd, population_risk_mc,  # noqa: E402
+                      sample_initial_overlaps)
+from theory import Overlaps, Problem  # noqa: E402
+
+AUTHORS_PGD_US = 80.0  # the authors' compiled PGD step, per run-step, as quoted in issue 15
+
+
+def load():
+    return "load %.1f/%.1f/%.1f" % os.getloadavg()
+
+
+def cpu_per_unit(fn, units, repeat):
+    fn()  # warm-up: loads (or compiles) the kernel
+    best = np.inf
+    for _ in range(repeat):
+        t0 = time.process_time()
+        fn()
+        best = min(best, time.process_time() - t0)
+    return best / units * 1e6
+
+
+def pgd_case(n_runs, lam, steps, engine):
+    start = sample_initial_overlaps(400, n_runs, np.random.default_rng(0))
+    problem = ScheduledProblem(d=400, lam=lam)
+    return lambda: overlap_pgd(problem, start, alpha=4e-3, n_steps=steps, log_every=1000, engine=engine)
+
+
+def sgd_case(n_runs, steps, engine):
+    problem = ScheduledProblem(d=80, L=10, gamma=np.sqrt(0.5), eps=0.1, lam=PaperSchedule(lam0=2.0))
+    start = sample_initial_overlaps(80, n_runs, np.random.default_rng(0))
+    return lambda: online_sgd_reduced(problem, start, alpha=1e-3, n_steps=steps, batch_size=5,
+                                      rng=np.random.default_rng(1), log_every=500, engine=engine)
+
+
+def mc_case(n, engine):
+    problem = Problem(d=400, L=10, gamma=np.sqrt(0.5), eps=0.1, lam=0.1)
+    point = Overlaps(kappa=0.3, nu=0.6, theta=0.1, eta=-0.1, rho=-0.03)
+    return lambda: population_risk_mc(problem, point, n=n, rng=np.random.default_rng(2), engine=engine)
+
+
+def per_step_table(repeat, quick):
+    scale = 10 if quick else 1
+    cases = [("PGD, lambda = 0.1", lambda n, e: pgd_case(n, 0.1, 20_000 // scale, e), 20_000 // scale),
+             ("PGD, paper schedule", lambda n, e: pgd_case(n, PaperSchedule(lam0=1.0), 20_000 // scale, e),
+              20_000 // scale),
+             ("reduced SGD, paper settings", lambda n, e: sgd_case(n, 5_000 // scale, e), 5_000 // scale)]
+    print(f"Per run-step, process CPU time, best of {repeat} (us); authors' PGD: ~{AUTHORS_PGD_US:.0f} us "
+          "(quoted, not measured)")
+    for name, make, steps in cases:
+        for n_runs in (1, 30):
+            before = load()
+            kw = {e: cpu_per_unit(make(n_runs, e), n_runs * steps, repeat) for e in ("kernel", "numpy")}
+            print(f"- {name}, {n_runs} run(s): kernel {kw['kernel']:.2f} us, NumPy {kw['numpy']:.1f} us "
+                  f"({kw['numpy'] / kw['kernel']:.0f}x) [{before} -> {load()}]", flush=True)
+    n = 200_000 // scale
+    before = load()
+    kw = {e: cpu_per_unit(mc_case(n, e), n, repeat) * 1e3 for e in ("kernel", "numpy")}
+    print(f"- Monte-Carlo risk, span route, per sequence: kernel {kw['kernel']:.0f} ns, NumPy "
+          f"{kw['numpy']:.0f} ns ({kw['numpy'] / kw['kernel']:.1f}x) [{before} -> {load()}]", flush=True)
+
+
+def timed_child(cmd, label):
+    before = load()
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    tail = (proc.stdout.strip().splitlines() or [""])[-1]
+    print(f"- {label}: {wall:.1f} s wall, {cpu:.1f} s CPU (exit {proc.returncode}; {tail!r}) "
+          f"[{before} -> {load()}]", flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="10x fewer steps")
+    parser.add_argument("--reproduce", action="store_true", help="time a cold `slr reproduce`")
+    parser.add_argument("--pytest", action="store_true", help="time the default test suite")
+    args = parser.parse_args()
+    print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {platform.machine()}, "
+          f"Python {platform.python_version()}, numpy {np.__version__}, {os.cpu_count()} cores, {load()}")
+    per_step_table(args.repeat, args.quick)
+    if args.reproduce:
+        with tempfile.TemporaryDirectory() as out:
+            slr = "import sys; from figures.cli import main; sys.exit(main(sys.argv[1:]))"
+            timed_child([sys.executable, "-c", slr, "reproduce", "--out", out], "cold slr reproduce")
+    if args.pytest:
+        timed_child([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], "default pytest")
+
+
+if __name__ == "__main__":
+    main()

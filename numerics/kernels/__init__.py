@@ -1,0 +1,18 @@
+"""Compiled kernels (numba, cached on disk, compiled lazily) of the toolkit's hot loops.
+
+Each kernel is the inner loop of a NumPy reference route, transcribed operation by operation:
+``pgd_kernel`` (``numerics.dynamics.pgd.overlap_pgd``), ``sgd_reduced_kernel``
+(``numerics.sgd.reduced.online_sgd_reduced``) and ``span_risk_kernel``
+(``numerics.montecarlo.population_risk.population_risk_mc``). The public functions choose with
+``engine="kernel"`` (default) or ``engine="numpy"`` (the reference); both give the same numbers to
+round-off (``docs/math/kernels.md``). Kernels draw no random numbers: NumPy generators draw the
+streams and the kernels consume them, so the seeds mean the same on both routes.
+
+The kernel modules (``pgd_step``, ``sgd_step``, ``montecarlo_step``) import numba; this package
+and the routes import them only when a kernel runs.
+"""
+
+from ._jit import ENGINES, check_engine
+from .blas import blas_threads_per_worker, limit_blas_threads
+
+__all__ = ["ENGINES", "check_engine", "blas_threads_per_worker", "limit_blas_threads"]

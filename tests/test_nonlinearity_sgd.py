@@ -1,0 +1,126 @@
+"""Online SGD for other members: the reduced simulator against the full one, for softmax
+(numerics.nonlinearity.sgd; the hooks of numerics.sgd.reduced and numerics.sgd.full)."""
+
+import numpy as np
+import pytest
+from scipy.stats import ks_2samp
+
+import numerics.sgd.reduced as sr
+from numerics import vectors_from_overlaps
+from numerics.nonlinearity.sgd import (MinibatchLossGrad, ReducedCoefficients, online_sgd_full_sigma,
+                                       online_sgd_reduced_sigma)
+from numerics.sgd.full import sphere_step, minibatch_loss_grad, sample_batch
+from numerics.sgd.frame import frame_overlaps
+from numerics.sgd.reduced import cholesky_coordinates
+from theory import OVERLAP_NAMES, Overlaps, Problem
+
+EPS = np.finfo(float).eps
+START = Overlaps(kappa=0.5, nu=0.4, theta=0.2, eta=-0.2, rho=0.3)
+
+
+def _tile(overlaps, n):
+    return Overlaps(**{k: np.full(n, float(x)) for k, x in overlaps.as_dict().items()})
+
+
+def test_erf_member_gradients_are_the_toolkits(rng):
+    """The generic maps with sigma = erf reproduce the erf simulators' own (roundoff: the same
+    products summed in another order, <= 16 ulps of the largest coefficient)."""
+    KV = cholesky_coordinates(START)
+    x, y = rng.standard_normal((1, 4, 30)), rng.standard_normal((1, 3))
+    a, b = sr._coefficients(KV, x, y, 0.7, 2 / 3, 3), ReducedCoefficients("erf")(KV, x, y, 0.7, 2 / 3, 3)
+    assert np.array_equal(a[0], b[0])
+    assert np.max(np.abs(a[1] - b[1])) <= 16 * EPS * np.max(np.abs(a[1]))
+    X, Y = rng.standard_normal((2, 3, 10, 6)), rng.standard_normal((2, 3))
+    k, v = rng.standard_normal((2, 6)), rng.standard_normal((2, 6))
+    for u, w in zip(minibatch_loss_grad(X, Y, k, v, 0.7), MinibatchLossGrad("erf")(X, Y, k, v, 0.7)):
+        assert np.max(np.abs(u - w)) <= 16 * EPS * np.max(np.abs(u)) * 10
+
+
+def test_softmax_one_step_matches_the_full_step_on_the_same_samples(rng):
+    """One reduced step equals one full step on the same samples (as for erf in test_sgd_reduced)."""
+    d, L, B, gamma, eps, lam, alpha = 12, 4, 3, np.sqrt(0.5), 0.1, 0.8, 0.07
+    k, v, ks, vs = vectors_from_overlaps(START, d, rng)
+    KV = cholesky_coordinates(START)
+    (kappa, eta, k3, _), (theta, nu, v3, v4) = KV[0]
+    f3 = (k - kappa * ks - eta * vs) / k3
+    f4 = (v - theta * ks - nu * vs - v3 * f3) / v4
+    basis = np.stack([ks, vs, f3, f4])
+    X, Y = sample_batch([rng], ks[None], vs[None], B, L, gamma, eps)
+    _, g_k, g_v = MinibatchLossGrad("softmax")(X, Y, k[None], v[None], lam)
+    k1, v1 = sphere_step(k[None], g_k, alpha), sphere_step(v[None], g_v, alpha)
+    x = np.einsum("rnd,id->rin", X.reshape(1, B * L, d), basis)
+    PQ, CE = ReducedCoefficients("softmax")(KV, x, Y, lam, 2.0 / B, B)
+    X_perp = X.reshape(1, B * L, d) - np.einsum("rin,id->rnd", x, basis)
+    u, w = CE[0, 0] @ X_perp[0], CE[0, 1] @ X_perp[0]
+    nu_ = np.linalg.norm(u)
+    w5 = w @ u / nu_
+    w6 = np.linalg.norm(w - w5 * u / nu_)
+    KV1 = sr._advance(KV, x, PQ, CE, alpha, np.array([-alpha * nu_]), np.array([-alpha * w5]),
+                      np.array([-alpha * w6]), np.zeros((1, 2, 6)))
+    got = frame_overlaps(KV1)
+    want = dict(kappa=k1[0] @ ks, nu=v1[0] @ vs, theta=v1[0] @ ks, eta=k1[0] @ vs, rho=k1[0] @ v1[0])
+    for name in OVERLAP_NAMES:   # O(1) numbers, different summation orders: 64 eps as for erf
+        assert abs(float(got[name][0]) - float(want[name])) <= 64 * EPS, name
+
+
+def _drop_orthogonal(draw):
+    def wrong(*args):
+        X, Y, a11, n21, a22 = draw(*args)
+        return X, Y, 0 * a11, 0 * n21, 0 * a22
+    return wrong
+
+
+_KS_STEPS = (1, 3, 10, 30)
+
+
+def _law_check(d, alpha, n_runs, level, rng, monkeypatch):
+    problem = Problem(d=d, L=10, eps=0.1, lam=1.0)
+    vecs = [np.tile(a, (n_runs, 1)) for a in vectors_from_overlaps(START, d)]
+    kw = dict(alpha=alpha, n_steps=max(_KS_STEPS), batch_size=5, log_every=1)
+    full = online_sgd_full_sigma(problem, *vecs, "softmax", rng=rng, **kw)
+    reduced = online_sgd_reduced_sigma(problem, _tile(START, n_runs), "softmax", rng=rng, **kw)
+    for step in _KS_STEPS:
+        for name in OVERLAP_NAMES:
+            p = ks_2samp(getattr(full, name)[step], getattr(reduced, name)[step]).pvalue
+            assert p > level, (step, name, p)
+    # Power: the same test at the same sample size rejects a simulator without X^perp.
+    monkeypatch.setattr(sr, "_draw_chunk", _drop_orthogonal(sr._draw_chunk))
+    wrong = online_sgd_reduced_sigma(problem, _tile(START, n_runs), "softmax", rng=rng, **kw)
+    p_min = min(ks_2samp(getattr(full, name)[s], getattr(wrong, name)[s]).pvalue
+                for s in _KS_STEPS for name in OVERLAP_NAMES)
+    assert p_min < level
+
+
+def test_softmax_reduced_simulator_has_the_law_of_the_full_simulator(rng, monkeypatch):
+    """KS tests at 4 steps x 5 overlaps = 20 tests, family-wise false-failure rate 1e-3
+    (Bonferroni: each at 5e-5), d = 20, 600 runs; power: the same family rejects the simulator
+    that drops the orthogonal component."""
+    _law_check(20, 0.05, 600, 1e-3 / 20, rng, monkeypatch)
+
+
+@pytest.mark.slow
+def test_softmax_reduced_simulator_law_slow(rng, monkeypatch):
+    """As above with 1000 runs at d = 80 (20 KS tests at family-wise rate 1e-3), with power."""
+    _law_check(80, 0.02, 1000, 1e-3 / 20, rng, monkeypatch)
+
+
+def test_sigma_simulators_reject_a_test_set(rng):
+    with pytest.raises(ValueError, match="test_size"):
+        online_sgd_reduced_sigma(Problem(d=10, lam=1.0), _tile(START, 2), "softmax", alpha=0.01,
+                                 n_steps=1, batch_size=1, rng=rng, test_size=10)
+
+
+def test_training_summary_for_erf_is_the_papers_sgd_experiment():
+    """sgd_training_sigma("erf") runs the same initialisations and streams as numerics.sgd_runs;
+    the two gradient implementations differ by summation order only (1e-16 per step, 300 steps)."""
+    import dataclasses
+
+    from numerics import PAPER_SGD, sgd_runs
+    from numerics.nonlinearity.training import sgd_training_sigma
+
+    config = dataclasses.replace(PAPER_SGD, n_steps=300, n_runs=3, test_size=0, log_every=300)
+    ours = sgd_training_sigma("erf", config=config, seed=5)
+    theirs = sgd_runs(config, np.random.SeedSequence(5).spawn(3))
+    assert np.max(np.abs(ours.abs_kappa - np.abs(theirs.kappa[-1]))) <= 1e-12
+    assert np.max(np.abs(ours.abs_nu - np.abs(theirs.nu[-1]))) <= 1e-12
+    assert ours.excess.shape == (3,) and np.all(ours.excess > 0)
