@@ -194,20 +194,20 @@ def online_sgd_reduced(problem, overlaps: Overlaps, *, alpha: float, n_steps: in
     """Online SGD (``numerics.sgd.full``) simulated exactly on the overlaps (module docstring).
 
     overlaps: initial overlaps, array fields of shape (n_runs,) (e.g. from
-    ``numerics.dynamics.initial.sample_initial_overlaps``). ``rng``: a Generator or one per run; run i's
-    training streams and its test samples come from children of its generator, each consumed in
+    ``numerics.dynamics.initial.sample_initial_overlaps``). ``rng``: a Generator or one per run; run
+    i's training streams and its test samples come from children of its generator, each consumed in
     order (drawn ahead in blocks of steps): a run uses the same random numbers whichever other runs
     are simulated with it (results equal up to the summation order of vectorised reductions) and
-    whatever the block length (bit-identical). Lambda and logging conventions as ``online_sgd_full``.
-    test_size > 0 logs the empirical risk on a fresh test set of that size at every logged step
-    (``test_risk_kind = "fresh"``): exact marginal law at each step; the full simulator's fixed
-    test set also correlates the steps, which this does not reproduce. Requires d >= 4; no
-    d-dimensional array is ever formed. ``progress``: a tqdm bar (per block of pre-drawn steps).
-    ``engine``: "kernel" (compiled, ``numerics.kernels``, the default) or "numpy" (the reference
-    route): the same random numbers, the same trajectories to round-off. ``coefficients``: another
-    predictor's (PQ, CE) map with the signature of ``_coefficients`` (``numerics.nonlinearity.sgd``;
-    the derivation holds for any predictor of (<X_l, k>, <X_l, v>)), run on the numpy route;
-    test_size must then be 0.
+    whatever the block length (bit-identical). Lambda and logging conventions as
+    ``online_sgd_full``. test_size > 0 logs the empirical risk on a fresh test set of that size at
+    every logged step (``test_risk_kind = "fresh"``): exact marginal law at each step; the full
+    simulator's fixed test set also correlates the steps, which this does not reproduce. Requires d
+    >= 4; no d-dimensional array is ever formed. ``progress``: a tqdm bar (per block of pre-drawn
+    steps). ``engine``: "kernel" (compiled, ``numerics.kernels``, the default) or "numpy" (the
+    reference route): the same random numbers, the same trajectories to round-off. ``coefficients``:
+    another predictor's (PQ, CE) map with the signature of ``_coefficients``
+    (``numerics.nonlinearity.sgd``; the derivation holds for any predictor of (<X_l, k>, <X_l, v>)),
+    run on the numpy route; test_size must then be 0.
     """
     d, L, gamma, eps = _check_reduced(problem, alpha, n_steps, batch_size, log_every, test_size,
                                       engine, coefficients)
@@ -216,8 +216,7 @@ def online_sgd_reduced(problem, overlaps: Overlaps, *, alpha: float, n_steps: in
     streams = [child_streams(g, 5) for g in run_generators(rng, n_runs)]
     train, test = [s[:4] for s in streams], [s[4] for s in streams]
     lam = lambda_path(problem, n_steps)
-    steps = logged_steps(n_steps, log_every)
-    log = TrajectoryLog(steps, n_runs, with_test=test_size > 0)
+    log = TrajectoryLog(steps := logged_steps(n_steps, log_every), n_runs, with_test=test_size > 0)
     scale2 = np.ones(batch_size * L)
     scale2[::L] = gamma * gamma
     lam_list = lam.tolist()
