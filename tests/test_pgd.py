@@ -187,7 +187,8 @@ def test_logged_states_stay_feasible_in_the_paper_settings(monkeypatch):
     projection did act (the drift is real) and moved no overlap by more than 1e-12 (the drift of
     2e4 steps of a few ulps each: <= 2e4 * 16 eps = 7e-11 in the worst case, ~1e-13 measured)."""
     import numerics.dynamics.pgd as pgd_module
-    from theory.parameters import gram_matrix, nearest_feasible
+    from theory.feasible import nearest_feasible
+    from theory.parameters import gram_matrix
 
     changes = []
 

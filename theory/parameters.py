@@ -16,13 +16,13 @@ import numpy as np
 from .checks import as_real_array
 
 __all__ = ["Task", "Problem", "Overlaps", "OVERLAP_NAMES", "gram_matrix", "gram_rank", "check_realisable",
-           "check_representable", "nearest_feasible", "PAPER_L", "PAPER_GAMMA", "PAPER_D"]
+           "check_representable", "PSD_TOL", "PAPER_L", "PAPER_GAMMA", "PAPER_D"]
 
 OVERLAP_NAMES = ("kappa", "nu", "theta", "eta", "rho")
 
 # Feasibility is checked up to roundoff: a Gram matrix built from float64 unit vectors
 # has eigenvalues accurate to a few ulps of its norm (<= 4 here).
-_PSD_TOL = 64 * np.finfo(float).eps
+PSD_TOL = 64 * np.finfo(float).eps
 
 
 def _check(name: str, value, ok: np.ndarray, allowed: str) -> None:
@@ -144,14 +144,14 @@ class Overlaps:
         for name in OVERLAP_NAMES:
             value = getattr(self, name)
             arr = as_real_array(name, value)
-            _check(name, value, np.abs(arr) <= 1 + _PSD_TOL, "in [-1, 1]")
+            _check(name, value, np.abs(arr) <= 1 + PSD_TOL, "in [-1, 1]")
         eig = np.linalg.eigvalsh(gram_matrix(*self.as_tuple()))
-        if np.any(eig[..., 0] < -_PSD_TOL):
+        if np.any(eig[..., 0] < -PSD_TOL):
             worst = np.unravel_index(np.argmin(eig[..., 0]), eig.shape[:-1])
             raise ValueError(
                 f"overlaps {_entry(self.as_dict(), worst)} are not feasible: the Gram matrix of "
                 f"(k, v, k*, v*) must be positive semidefinite (smallest eigenvalue "
-                f"{np.min(eig[..., 0]):.3g}, tolerance {_PSD_TOL:.3g})"
+                f"{np.min(eig[..., 0]):.3g}, tolerance {PSD_TOL:.3g})"
             )
 
     def as_tuple(self):
@@ -175,7 +175,7 @@ def gram_rank(overlaps: Overlaps):
     """Rank of the Gram matrix of (k, v, k*, v*) (eigenvalues above roundoff, as for feasibility):
     the least dimension d in which unit vectors with these overlaps exist (2 to 4). Broadcasts."""
     eig = np.linalg.eigvalsh(gram_matrix(*overlaps.as_tuple()))
-    return np.sum(eig > _PSD_TOL, axis=-1)
+    return np.sum(eig > PSD_TOL, axis=-1)
 
 
 def check_realisable(problem: Task, overlaps: Overlaps) -> None:
@@ -205,21 +205,3 @@ def check_representable(value, problem: Task):
         raise ValueError(f"gamma={big(problem.gamma)!r} with d={big(problem.d)!r} is not allowed: "
                          "the risk (~ gamma^2 + d theta^2 / 2) exceeds the float64 range")
     return value
-
-
-def nearest_feasible(kappa, nu, theta, eta, rho):
-    """Feasible overlaps next to (kappa, nu, theta, eta, rho); returns the five arrays.
-
-    The Gram matrix of (k, v, k*, v*) is G = I + E with E holding the overlaps. Where its
-    smallest eigenvalue mu is negative, all five overlaps are multiplied by t = 1 / (1 - mu + 8 eps):
-    G(t) = I + t E has eigenvalues 1 + t (mu_i - 1) >= 8 eps t > 0, and each overlap moves by at
-    most |mu| + 8 eps, the size of the infeasibility itself. Entries with mu >= 0 are returned bit
-    for bit (M, theta = eta = rho = 0, is kept). Used to remove the roundoff drift of iterated or
-    integrated dynamics, which stay feasible in exact arithmetic. Broadcasts.
-    """
-    fields = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (kappa, nu, theta, eta, rho)))
-    mu = np.linalg.eigvalsh(gram_matrix(*fields))[..., 0]
-    if not np.any(mu < 0):
-        return tuple(fields)
-    t = np.where(mu < 0, 1.0 / (1.0 - np.minimum(mu, 0.0) + 8 * np.finfo(float).eps), 1.0)
-    return tuple(np.where(mu < 0, x * t, x) for x in fields)

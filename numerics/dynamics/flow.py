@@ -26,7 +26,8 @@ from scipy.integrate import solve_ivp
 from scipy.special import erf, erfc
 
 from theory.checks import check_positive_real, short_repr
-from theory.parameters import OVERLAP_NAMES, Overlaps, Problem, check_realisable, nearest_feasible
+from theory.feasible import nearest_feasible
+from theory.parameters import OVERLAP_NAMES, Overlaps, Problem, check_realisable
 from theory.risk import risk_grad_from_arrays
 from theory.special import erf_prime
 
@@ -45,8 +46,8 @@ class FlowTrajectory:
     ``sol`` the dense output (callable of t), solver diagnostics, and alignment events
     (``t_events``: times where min(|kappa|, |nu|) reached 1 - delta, empty if none or no delta).
     ``y`` holds feasible overlaps: the integrator's output (which may leave the feasible set by up
-    to its tolerance near rank-deficient points, e.g. |kappa| -> 1) is mapped by
-    ``theory.parameters.nearest_feasible``; ``projection`` is the largest change this made
+    to its tolerance near rank-deficient points, e.g. |kappa| -> 1, and at d = 2, 3 the rank <= d
+    set by as much) is mapped by ``theory.feasible.nearest_feasible``; ``projection`` is the largest change this made
     (0 when none was needed). ``sol`` is the raw dense output."""
 
     t: np.ndarray
@@ -109,7 +110,9 @@ def _scalar_fields(problem):
     return tuple(float(x) for x in fields)
 
 
-def integrate_ode(rhs, y0, names, t_end, ode: OdeOptions, delta, terminal, t_eval):
+def integrate_ode(rhs, y0, names, t_end, ode: OdeOptions, delta, terminal, t_eval, d=None):
+    """Integrate y' = rhs(t, y) from y0 (components ``names``) up to ``t_end`` with ``ode``; the
+    states are mapped to feasible overlaps realisable in R^d (``FlowTrajectory``). Raises on failure."""
     if not isinstance(ode, OdeOptions):
         raise ValueError(f"ode={ode!r} is not allowed: ode must be a numerics.dynamics.OdeOptions")
     t_end = check_positive_real("t_end", t_end)
@@ -133,7 +136,7 @@ def integrate_ode(rhs, y0, names, t_end, ode: OdeOptions, delta, terminal, t_eva
     t_events = sol.t_events[0] if events else np.empty(0)
     y_events = sol.y_events[0] if events else np.empty((0, len(names)))
     full = {name: sol.y[i] for i, name in enumerate(names)}
-    feasible = nearest_feasible(*(full.get(name, 0.0) for name in OVERLAP_NAMES))
+    feasible = nearest_feasible(*(full.get(name, 0.0) for name in OVERLAP_NAMES), d=d)
     y = np.array([feasible[OVERLAP_NAMES.index(name)] for name in names])
     projection = float(np.max(np.abs(y - sol.y), initial=0.0))
     return FlowTrajectory(sol.t, y, tuple(names), sol.status, sol.message, sol.nfev,
@@ -165,7 +168,7 @@ def overlap_flow(problem, initial: Overlaps, *, t_end, ode: OdeOptions = OdeOpti
         return np.array(flow_velocity(*y, *grads))
 
     y0 = [float(x[0]) for x in start.as_tuple()]
-    return integrate_ode(rhs, y0, list(OVERLAP_NAMES), t_end, ode, delta, terminal, t_eval)
+    return integrate_ode(rhs, y0, list(OVERLAP_NAMES), t_end, ode, delta, terminal, t_eval, d=problem.d)
 
 
 def _manifold_velocity(kappa, nu, d, gamma, lam):

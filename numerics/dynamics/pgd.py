@@ -15,7 +15,8 @@ import dataclasses
 import numpy as np
 
 from theory.checks import as_real_array, check_integer, short_repr
-from theory.parameters import OVERLAP_NAMES, Overlaps, check_realisable, nearest_feasible
+from theory.feasible import nearest_feasible
+from theory.parameters import OVERLAP_NAMES, Overlaps, check_realisable
 from theory.risk import risk_from_arrays
 
 from .risk_partials import lambda_constants, partials

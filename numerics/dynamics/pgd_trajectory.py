@@ -61,7 +61,7 @@ class PGDTrajectory:
 
     def overlaps_at(self, index: int) -> Overlaps:
         """Overlaps of all runs at logged position ``index`` (e.g. -1 for the final step).
-        Always feasible: every logged state is mapped by ``theory.parameters.nearest_feasible``,
+        Always feasible: every logged state is mapped by ``theory.feasible.nearest_feasible``,
         which removes the roundoff drift of the recursion (exact PGD stays feasible)."""
         return Overlaps(**{name: getattr(self, name)[index] for name in OVERLAP_NAMES})
 

@@ -93,4 +93,4 @@ def overlap_flow_sigma(problem, initial, sigma, *, t_end, ode: OdeOptions = SIGM
         return np.array(flow_velocity(*y, *grad(tuple(y), lam_t(t))))
 
     return integrate_ode(rhs, list(_initial_state(initial)), list(OVERLAP_NAMES), t_end, ode, delta,
-                         terminal, t_eval)
+                         terminal, t_eval, d=problem.d)
