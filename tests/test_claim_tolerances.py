@@ -170,6 +170,7 @@ RECOMPUTE = {
     "nonlinearities-sgd-training": lambda r: (0.0, None),
     "highdim-one-step-drift": _z_test,
     "highdim-fluctuation-closure": _z_test,
+    "highdim-escape-time": _z_test,
 }
 
 

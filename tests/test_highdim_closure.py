@@ -85,3 +85,28 @@ def test_closure_follows_mean_sgd_at_d_10_4():
         assert np.all(np.abs(mean - closure[i, 1:]) <= z_crit * se)
         z_plain += list(np.abs(mean - plain[i, 1:]) / se)
     assert max(z_plain) >= z_crit + norm.ppf(0.99)
+
+
+def test_escape_rate_is_the_saddle_eigenvalue():
+    """Without noise the escape rate is the positive eigenvalue of [[-p, q], [q, 0]] with the closed
+    forms of docs/math/dynamics.md#fixed-points-and-their-types (to the central difference's
+    h^2 error, ~1e-10 relative), the direction its eigenvector; with SGD noise the rate decreases and
+    sigma grows (the noise adds to the initial spread)."""
+    from numerics.highdim.escape import escape_prediction
+
+    d, lam = 400, 0.1
+    problem = Problem(d=d, L=10, gamma=GAMMA, eps=0.0, lam=lam)
+    pred = escape_prediction(problem, t_max=200.0)
+    s, g2 = np.sqrt(d / 2.0), GAMMA**2
+    a = lam * s / np.sqrt(1 + 2 * lam**2 * g2)
+    e0 = 2 / np.sqrt(np.pi)
+    p = 2 * g2 * a**2 * e0**2 / np.sqrt(1 + 4 * lam**2 * g2)
+    q = 2 * g2 * a * e0
+    mu = (-p + np.sqrt(p * p + 4 * q * q)) / 2
+    assert abs(pred.rate - mu) <= 1e-8 * mu
+    r = np.array([q, p + mu]) / np.hypot(q, p + mu)
+    assert np.allclose(pred.direction, r, rtol=0, atol=1e-8)
+    assert pred.sigma == pytest.approx(1 / np.sqrt(d), rel=1e-15)
+    assert np.all(np.diff(pred.times) < 0)  # larger |xi| quantile, earlier alignment
+    noisy = escape_prediction(Problem(d=d, L=10, gamma=GAMMA, eps=0.1, lam=lam), c=0.05, t_max=200.0)
+    assert noisy.rate < pred.rate and noisy.sigma > pred.sigma
