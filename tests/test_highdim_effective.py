@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from numerics import flow_velocity, overlap_flow
+from numerics import OdeOptions, ScheduledProblem, flow_velocity, overlap_flow
 from numerics.highdim import effective_flow, gradient_moments_mc
 from theory import Overlaps, Problem
 from theory.highdim import (GradientMoments, effective_drift, frame_coordinates, gradient_moments,
@@ -122,11 +122,11 @@ def test_c_to_zero_is_the_population_flow():
     problem = Problem(d=100, L=10, gamma=GAMMA, eps=0.1, lam=0.5)
     start = (0.3, 0.2, 0.0, 0.0, 0.0)
     t_end, c = 2.0, 1e-12
-    eff = effective_flow(problem, start, c=c, batch_size=1, t_end=t_end, rtol=1e-10, atol=1e-12)
-    kwargs = dict(d=100, lam=0.5, t_end=t_end, atol=1e-12)
+    eff = effective_flow(problem, start, c=c, batch_size=1, t_end=t_end,
+                         ode=OdeOptions(rtol=1e-10, atol=1e-12))
     ov = Overlaps(**dict(zip(("kappa", "nu", "theta", "eta", "rho"), start)))
-    ref = overlap_flow(ov, rtol=1e-10, **kwargs)
-    fine = overlap_flow(ov, rtol=1e-12, **kwargs).y[:, -1]
+    ref = overlap_flow(problem, ov, t_end=t_end, ode=OdeOptions(rtol=1e-10, atol=1e-12))
+    fine = overlap_flow(problem, ov, t_end=t_end, ode=OdeOptions(rtol=1e-12, atol=1e-12)).y[:, -1]
     path = ref.sol(np.linspace(0.0, t_end, 5)).T
     d_max = max(np.max(np.abs(second_order_drift(gradient_moments(100, 10, GAMMA, 0.1, 0.5, x), x, 1)))
                 for x in path)
@@ -143,8 +143,7 @@ def test_correction_pulls_towards_zero_and_schedules_are_supported():
     assert D[0] < 0 and D[1] < 0
     problem = Problem(d=100, L=10, gamma=GAMMA, eps=0.1, lam=0.5)
     a = effective_flow(problem, state, c=0.05, batch_size=5, t_end=0.2)
-    sched = type("Const", (), {"d": 100, "L": 10, "gamma": GAMMA, "eps": 0.1,
-                               "lam": staticmethod(lambda t: 0.5)})()
+    sched = ScheduledProblem(d=100, L=10, gamma=GAMMA, eps=0.1, lam=lambda t: 0.5)
     b = effective_flow(sched, state, c=0.05, batch_size=5, t_end=0.2)
     assert np.allclose(a.y[:, -1], b.y[:, -1], rtol=0, atol=1e-12)
     assert np.allclose(effective_drift(100, 10, GAMMA, 0.1, 0.5, state, alpha=0.0, batch_size=1),

@@ -10,7 +10,9 @@ import numpy as np
 
 from theory.parameters import OVERLAP_NAMES, Overlaps
 
-from ..dynamics.flow import overlap_flow
+from ..dynamics.flow import overlap_flow, schedule_in_flow_time
+from ..dynamics.ode import OdeOptions
+from ..dynamics.schedules import ScheduledProblem
 from ..sgd.reduced import online_sgd_reduced
 from .effective_flow import check_highdim_settings, effective_flow
 from .fluctuations import moment_closure_flow
@@ -41,14 +43,15 @@ def compare_with_sgd(problem, start, *, c, batch_size, t_end, n_runs, rng, n_log
     d, L, gamma, eps, alpha = check_highdim_settings(problem, c, batch_size)
     n = max(int(round(t_end / alpha)), n_log)
     init = Overlaps(**{k: np.full(n_runs, float(x)) for k, x in zip(OVERLAP_NAMES, start)})
-    run = online_sgd_reduced(problem, init, alpha=alpha, n_steps=n, batch_size=batch_size, rng=rng,
-                             schedule=step_schedule, log_every=max(n // n_log, 1))
+    fields = dict(d=d, L=L, gamma=gamma, eps=eps)
+    sgd_problem = problem if step_schedule is None else ScheduledProblem(**fields, lam=step_schedule)
+    run = online_sgd_reduced(sgd_problem, init, alpha=alpha, n_steps=n, batch_size=batch_size, rng=rng,
+                             log_every=max(n // n_log, 1))
     t = run.time
-    lam = problem.lam if step_schedule is None else (lambda tau: float(step_schedule(tau / alpha)))
-    shim = type("ScheduledFields", (), dict(d=d, L=L, gamma=gamma, eps=eps, lam=staticmethod(lam)))() \
-        if step_schedule is not None else problem
-    pop = overlap_flow(Overlaps(**dict(zip(OVERLAP_NAMES, start))), d=d, L=L, gamma=gamma, lam=lam,
-                       t_end=t[-1], t_eval=t, rtol=1e-8, atol=1e-10).y
+    shim = problem if step_schedule is None else ScheduledProblem(
+        **fields, lam=schedule_in_flow_time(step_schedule, alpha))
+    pop = overlap_flow(shim, Overlaps(**dict(zip(OVERLAP_NAMES, start))), t_end=t[-1], t_eval=t,
+                       ode=OdeOptions(rtol=1e-8, atol=1e-10)).y
     preds = {"population": pop,
              "effective": effective_flow(shim, start, c=c, batch_size=batch_size, t_end=t[-1], t_eval=t).y,
              "closure": moment_closure_flow(shim, start, c=c, batch_size=batch_size, t_end=t[-1], t_eval=t).mean}

@@ -16,8 +16,12 @@ from theory.highdim import effective_drift
 from theory.parameters import OVERLAP_NAMES, Overlaps
 
 from ..dynamics.flow import FlowTrajectory
+from ..dynamics.ode import OdeOptions
 
-__all__ = ["check_highdim_settings", "effective_flow", "lam_of_tau", "start_state"]
+__all__ = ["check_highdim_settings", "effective_flow", "lam_of_tau", "start_state", "EFFECTIVE_ODE"]
+
+# Each right-hand side is a quadrature (~5 ms): tolerances looser than the population flow's default.
+EFFECTIVE_ODE = OdeOptions(method="LSODA", rtol=1e-8, atol=1e-10)
 
 
 def check_highdim_settings(problem, c, batch_size):
@@ -55,11 +59,12 @@ def start_state(initial):
     return y0
 
 
-def effective_flow(problem, initial, *, c, batch_size, t_end, method="LSODA", rtol=1e-8,
-                   atol=1e-10, t_eval=None) -> FlowTrajectory:
+def effective_flow(problem, initial, *, c, batch_size, t_end, ode: OdeOptions = EFFECTIVE_ODE,
+                   t_eval=None) -> FlowTrajectory:
     """Integrate dx/dtau = F(x) + (c/d) D(x) from ``initial`` (scalar ``Overlaps`` or a 5-tuple)
-    up to flow time ``t_end``. ``problem``: d >= 4, L, gamma, eps and lam, a number or a callable
-    of the flow time tau (``numerics.schedule_in_flow_time(schedule, c / d)`` for a step schedule).
+    up to flow time ``t_end``. ``problem``: a ``theory.Problem`` or a ``numerics.ScheduledProblem``
+    whose lam is a callable of the flow time tau (``numerics.schedule_in_flow_time(schedule, c / d)``
+    for a step schedule); d >= 4. ``ode``: the integrator's ``numerics.OdeOptions``.
     ``c`` > 0, ``batch_size`` >= 1 (ValueError naming them). Integration failure raises
     RuntimeError. Components ordered as ``theory.parameters.OVERLAP_NAMES``. Each right-hand side
     costs one quadrature of the gradient moments (~10 ms)."""
@@ -71,10 +76,11 @@ def effective_flow(problem, initial, *, c, batch_size, t_end, method="LSODA", rt
     def rhs(t, y):
         return effective_drift(d, L, gamma, eps, lam_t(t), y, alpha=alpha, batch_size=batch_size)
 
-    sol = solve_ivp(rhs, (0.0, t_end), y0, method=method, rtol=rtol, atol=atol,
-                    dense_output=True, t_eval=t_eval)
+    if not isinstance(ode, OdeOptions):
+        raise ValueError(f"ode={ode!r} is not allowed: ode must be a numerics.OdeOptions")
+    sol = solve_ivp(rhs, (0.0, t_end), y0, **ode.kwargs(), dense_output=True, t_eval=t_eval)
     if sol.status < 0:
         raise RuntimeError(f"effective-ODE integration failed at t={sol.t[-1]:.6g} with "
-                           f"method={method!r}: {sol.message}")
+                           f"method={ode.method!r}: {sol.message}")
     return FlowTrajectory(sol.t, sol.y, tuple(OVERLAP_NAMES), sol.status, sol.message, sol.nfev,
                           sol.njev, sol.nlu, np.empty(0), np.empty((0, 5)), sol.sol)

@@ -29,6 +29,7 @@ from theory.highdim import gradient_moments
 from theory.parameters import OVERLAP_NAMES, Overlaps
 
 from ..dynamics.flow import overlap_flow
+from ..dynamics.ode import OdeOptions
 
 from .effective_flow import check_highdim_settings, effective_flow
 from .fluctuations import increment_covariance, population_velocity
@@ -81,8 +82,8 @@ def escape_prediction(problem, *, c=None, batch_size=1, delta=0.05, quantiles=(0
     sigma = float(np.sqrt(1.0 / d + noise))
     start = (_EPS_START * r[0], _EPS_START * r[1], 0.0, 0.0, 0.0)
     if c is None:
-        flow = overlap_flow(Overlaps(**dict(zip(OVERLAP_NAMES, start))), d=d, L=L, gamma=gamma,
-                            lam=lam, t_end=t_max, rtol=1e-8, atol=1e-11)
+        flow = overlap_flow(problem, Overlaps(**dict(zip(OVERLAP_NAMES, start))), t_end=t_max,
+                            ode=OdeOptions(rtol=1e-8, atol=1e-11))
     else:
         flow = effective_flow(problem, start, c=c, batch_size=batch_size, t_end=t_max)
     grid = np.linspace(0.0, t_max, 20_001)

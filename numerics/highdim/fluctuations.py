@@ -28,6 +28,7 @@ from theory.checks import check_positive_real
 from theory.highdim import frame_coordinates, gradient_moments, second_order_drift
 from theory.risk import risk_grad_from_arrays
 
+from ..dynamics.ode import OdeOptions
 from ..dynamics.overlap_steps import flow_velocity
 from .effective_flow import check_highdim_settings, lam_of_tau, start_state
 
@@ -35,6 +36,8 @@ __all__ = ["increment_covariance", "population_velocity", "moment_closure_rhs",
            "MomentClosureTrajectory", "moment_closure_flow"]
 
 _JAC_STEP = 1e-6
+# a quadrature per right-hand side; the covariance entries are ~c/d, so atol well below them
+CLOSURE_ODE = OdeOptions(method="LSODA", rtol=1e-7, atol=1e-10)
 _IU = np.triu_indices(5)
 
 
@@ -96,8 +99,8 @@ class MomentClosureTrajectory:
     nfev: int
 
 
-def moment_closure_flow(problem, initial, *, c, batch_size, t_end, method="LSODA", rtol=1e-7,
-                        atol=1e-10, t_eval=None) -> MomentClosureTrajectory:
+def moment_closure_flow(problem, initial, *, c, batch_size, t_end, ode: OdeOptions = CLOSURE_ODE,
+                        t_eval=None) -> MomentClosureTrajectory:
     """Integrate the mean and covariance equations (module docstring) from a deterministic start
     (Sigma = 0); arguments and checks as ``effective_flow`` (lambda a number or a callable of tau).
     Integration failure raises RuntimeError."""
@@ -107,10 +110,10 @@ def moment_closure_flow(problem, initial, *, c, batch_size, t_end, method="LSODA
     t_end = check_positive_real("t_end", t_end)
     sol = solve_ivp(lambda t, z: moment_closure_rhs(d, L, gamma, eps, lam_t(t), z, alpha=alpha,
                                                     batch_size=batch_size),
-                    (0.0, t_end), y0, method=method, rtol=rtol, atol=atol, t_eval=t_eval)
+                    (0.0, t_end), y0, **ode.kwargs(), t_eval=t_eval)
     if sol.status < 0:
         raise RuntimeError(f"moment-closure integration failed at t={sol.t[-1]:.6g} with "
-                           f"method={method!r}: {sol.message}")
+                           f"method={ode.method!r}: {sol.message}")
     cov = np.zeros((5, 5, sol.t.size))
     cov[_IU] = sol.y[5:]
     cov = cov + np.triu(np.ones((5, 5)), 1)[:, :, None] * np.swapaxes(cov, 0, 1)

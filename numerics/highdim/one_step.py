@@ -15,7 +15,8 @@ import numpy as np
 from theory.checks import check_integer
 from theory.parameters import OVERLAP_NAMES, Overlaps
 
-from ..sgd.reduced import _sgd_step, cholesky_coordinates
+from ..sgd.frame import cholesky_coordinates
+from ..sgd.reduced import sgd_step
 from .effective_flow import check_highdim_settings
 from .moments_mc import MomentsEstimate
 
@@ -35,7 +36,7 @@ def _one_step(KV, problem, alpha, B, rng):
     a22 = np.sqrt(rng.chisquare(d - 5, R)) if d > 5 else np.zeros(R)
     scale2 = np.ones(B * L)
     scale2[::L] = gamma * gamma
-    new = _sgd_step(KV, X, Y, float(problem.lam), alpha, 2.0 / B, B, scale2, -alpha * a11,
+    new = sgd_step(KV, X, Y, float(problem.lam), alpha, 2.0 / B, B, scale2, -alpha * a11,
                     -alpha * n21, -alpha * a22, np.zeros((R, 2, 6)))
     return np.stack([new[:, 0, 0], new[:, 1, 1], new[:, 1, 0], new[:, 0, 1],
                      np.sum(new[:, 0] * new[:, 1], axis=-1)], axis=1)
