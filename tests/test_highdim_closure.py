@@ -90,8 +90,7 @@ def test_closure_follows_mean_sgd_at_d_10_4():
 def test_escape_rate_is_the_saddle_eigenvalue():
     """Without noise the escape rate is the positive eigenvalue of [[-p, q], [q, 0]] with the closed
     forms of docs/math/dynamics.md#fixed-points-and-their-types (to the central difference's
-    h^2 error, ~1e-10 relative), the direction its eigenvector; with SGD noise the rate decreases and
-    sigma grows (the noise adds to the initial spread)."""
+    h^2 error, ~1e-10 relative), the direction its eigenvector, sigma = 1/sqrt(d)."""
     from numerics.highdim.escape import escape_prediction
 
     d, lam = 400, 0.1
@@ -108,5 +107,16 @@ def test_escape_rate_is_the_saddle_eigenvalue():
     assert np.allclose(pred.direction, r, rtol=0, atol=1e-8)
     assert pred.sigma == pytest.approx(1 / np.sqrt(d), rel=1e-15)
     assert np.all(np.diff(pred.times) < 0)  # larger |xi| quantile, earlier alignment
-    noisy = escape_prediction(Problem(d=d, L=10, gamma=GAMMA, eps=0.1, lam=lam), c=0.05, t_max=200.0)
+
+
+@pytest.mark.slow
+def test_sgd_noise_slows_the_escape_rate_and_widens_the_spread():
+    """With SGD at c = 0.05 the correction alpha D lowers the escape rate and the noise adds to the
+    initial spread (sigma > 1/sqrt(d)). ~1 min (the effective ODE to alignment at 1 - delta = 0.5)."""
+    from numerics.highdim.escape import escape_prediction
+
+    d, lam = 400, 0.1
+    pred = escape_prediction(Problem(d=d, L=10, gamma=GAMMA, eps=0.0, lam=lam), delta=0.5, t_max=100.0)
+    noisy = escape_prediction(Problem(d=d, L=10, gamma=GAMMA, eps=0.1, lam=lam), c=0.05, delta=0.5,
+                              t_max=100.0)
     assert noisy.rate < pred.rate and noisy.sigma > pred.sigma

@@ -34,7 +34,7 @@ def escape_rows(n_runs, rng):
     paper = PAPER_EXPERIMENTS[0]
     configs = [dataclasses.replace(paper, n_runs=n_runs, seed=int(rng.integers(2**31)))]
     configs += [dataclasses.replace(paper, name=f"lambda 1/s, d={d}", d=d, lam=_LAM_BAR / np.sqrt(d / 2.0),
-                                    steps=8_000, n_runs=n_runs, seed=int(rng.integers(2**31)))
+                                    n_steps=8_000, n_runs=n_runs, seed=int(rng.integers(2**31)))
                 for d in _D_SWEEP]
     rows = []
     for config, result in zip(configs, run_population_experiments(configs, log_every=10)):
