@@ -4,7 +4,7 @@ of the closed form ``theory.zeta`` against them.
 Computes zeta and its t-derivatives of orders 1-4 by mpmath quadrature of the defining
 expectation (``theory.zeta_reference.zeta_derivatives_mpmath``, 40 digits by default) on the
 grid t in {0} U logspace(-8, 3, 39), g in logspace(-4, 2, 30), writes them with 25 significant
-digits to tests/data/zeta_reference.csv (read by tests/test_zeta.py), and prints the maximum
+digits to tests/data/zeta_reference.csv (read by tests/zeta_grid.py), and prints the maximum
 errors of theory.zeta.zeta / zeta_t / zeta_tt / zeta_ttt on the grid:
 
 - zeta: relative error |zeta - ref| / ref (zeta >= 1e-8 on the grid, nothing underflows);
@@ -17,7 +17,7 @@ errors of theory.zeta.zeta / zeta_t / zeta_tt / zeta_ttt on the grid:
   relative error (for |ref| >= the floor) is printed as well.
 
 A dense random scan of zeta where the grid is coarse (t in [0, 2.5], g in [0, 1.5]) follows,
-against the cancellation-free Owen's T form at 25 digits (proved in tests/test_zeta.py).
+against the cancellation-free Owen's T form at 25 digits (proved in tests/test_zeta_symbolic.py).
 
 Run from the repository root:  python scripts/zeta_accuracy.py  (about 6 minutes of CPU time;
 --report-only reuses the CSV, --dense 0 skips the scan).
@@ -115,7 +115,7 @@ def report(t, g, refs):
 
 def owen_reference(t, g, dps=25):
     """erf(t/c2)^2 + (4/pi) int_c^1 exp(-h^2 (1 + x^2)/2) / (1 + x^2) dx (the cancellation-free
-    closed form proved in tests/test_zeta.py) at ``dps`` digits; fast enough for dense scans."""
+    closed form proved in tests/test_zeta_symbolic.py) at ``dps`` digits; fast enough for dense scans."""
     with mpmath.workdps(dps):
         t, g = mpmath.mpf(float(t)), mpmath.mpf(float(g))
         c2 = mpmath.sqrt(1 + 2 * g * g)
