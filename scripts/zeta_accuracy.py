@@ -33,7 +33,7 @@ import mpmath
 import numpy as np
 
 from theory.zeta import zeta, zeta_t, zeta_tt, zeta_ttt
-from theory.zeta_reference import zeta_derivatives_mpmath
+from theory.zeta_reference import zeta_derivatives_mpmath, zeta_owen_mpmath
 
 OUTPUT = Path(__file__).resolve().parents[1] / "tests" / "data" / "zeta_reference.csv"
 COLUMNS = ("zeta", "zeta_t", "zeta_tt", "zeta_ttt", "zeta_tttt")
@@ -113,24 +113,13 @@ def report(t, g, refs):
         print(line)
 
 
-def owen_reference(t, g, dps=25):
-    """erf(t/c2)^2 + (4/pi) int_c^1 exp(-h^2 (1 + x^2)/2) / (1 + x^2) dx (the cancellation-free
-    closed form proved in tests/test_zeta_symbolic.py) at ``dps`` digits; fast enough for dense scans."""
-    with mpmath.workdps(dps):
-        t, g = mpmath.mpf(float(t)), mpmath.mpf(float(g))
-        c2 = mpmath.sqrt(1 + 2 * g * g)
-        h, c = mpmath.sqrt(2) * t / c2, 1 / mpmath.sqrt(1 + 4 * g * g)
-        tail = mpmath.quad(lambda x: mpmath.exp(-h * h * (1 + x * x) / 2) / (1 + x * x), [c, 1])
-        return mpmath.erf(t / c2) ** 2 + 4 / mpmath.pi * tail
-
-
 def dense_scan(n, seed):
     """Max relative error of zeta at n random points of [0, 2.5] x [0, 1.5], where zeta is
     O(1) and the branches of theory.zeta meet (the grid is coarse there)."""
     rng = np.random.default_rng(np.random.SeedSequence(seed))
     t, g = rng.uniform(0.0, 2.5, n), rng.uniform(0.0, 1.5, n)
     with mpmath.workdps(25):
-        rel = np.array([float(abs(mpmath.mpf(float(z)) / owen_reference(ti, gi) - 1))
+        rel = np.array([float(abs(mpmath.mpf(float(z)) / zeta_owen_mpmath(ti, gi) - 1))
                         for z, ti, gi in zip(zeta(t, g), t, g)])
     i = np.argmax(rel)
     eps = np.finfo(float).eps

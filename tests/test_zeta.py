@@ -13,7 +13,7 @@ import pytest
 from scipy.special import owens_t
 
 from theory.zeta import ZETA_MAX_RELATIVE_ERROR, zeta, zeta_t, zeta_tt, zeta_ttt
-from theory.zeta_reference import zeta_derivatives_mpmath
+from theory.zeta_reference import zeta_derivatives_mpmath, zeta_owen_mpmath
 from zeta_grid import (COLUMNS, DERIVATIVE_TOL, EPS, FLOOR, REFERENCE, ZETA_RTOL, mixed_error,
                        reference_error)
 
@@ -38,23 +38,12 @@ def test_documented_error_bound_is_a_few_ulps():
         f"{ZETA_RTOL:.3g} = {ZETA_RTOL / EPS:.0f} eps")
 
 
-def _zeta_owen_mpmath(t, g, dps=25):
-    """erf(t/c2)^2 + (4/pi) int_c^1 exp(-h^2 (1 + x^2)/2) / (1 + x^2) dx at ``dps`` digits: the
-    cancellation-free closed form proved in tests/test_zeta_symbolic.py, ~20x faster than zeta_mpmath."""
-    with mpmath.workdps(dps):
-        t, g = mpmath.mpf(float(t)), mpmath.mpf(float(g))
-        c2 = mpmath.sqrt(1 + 2 * g * g)
-        h, c = mpmath.sqrt(2) * t / c2, 1 / mpmath.sqrt(1 + 4 * g * g)
-        tail = mpmath.quad(lambda x: mpmath.exp(-h * h * (1 + x * x) / 2) / (1 + x * x), [c, 1])
-        return mpmath.erf(t / c2)**2 + 4 / mpmath.pi * tail
-
-
 def test_closed_form_at_random_points_near_the_branch_corners(rng):
     """Off-grid: random (t, g) where zeta is O(1) and both branches of theory.zeta meet."""
     t = rng.uniform(-2.0, 2.0, 120)
     g = rng.uniform(0.0, 1.0, 120)
     with mpmath.workdps(25):
-        refs = [_zeta_owen_mpmath(ti, gi) for ti, gi in zip(t, g)]
+        refs = [zeta_owen_mpmath(ti, gi) for ti, gi in zip(t, g)]
         rel = np.array([float(abs((mpmath.mpf(float(z)) - r) / r))
                         for z, r in zip(zeta(t, g), refs)])
     worst = np.argmax(rel)
