@@ -134,7 +134,8 @@ def test_nearest_feasible_in_r_d_maps_drifted_overlaps_to_rank_d_and_keeps_reali
     above d; nearest_feasible(..., d=d) returns overlaps of rank <= d within a few drifts of them
     (the projection moves each overlap by O(the dropped eigenvalue), module docstring), and returns
     realisable, PSD ones (and M) bit for bit."""
-    from theory.parameters import gram_rank, nearest_feasible
+    from theory.feasible import nearest_feasible
+    from theory.parameters import gram_rank
 
     k, v = (x / np.linalg.norm(x, axis=-1, keepdims=True) for x in rng.standard_normal((2, 200, d)))
     exact = np.stack([k[:, 0], v[:, 1], v[:, 0], k[:, 1], np.sum(k * v, axis=-1)])

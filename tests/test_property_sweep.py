@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 
 from numerics import (bayes_risk_mc, manifold_flow, overlap_flow, overlap_pgd, population_risk_mc,
                       vector_pgd, vectors_from_overlaps)
-from test_risk_routes import _closed_form_floor
+from theory.risk_roundoff import population_risk_roundoff
 from theory import (Overlaps, Problem, bayes_risk_quad, linear_risk, population_risk,
                     population_risk_quad)
 from theory.baselines import linear_predictor_risk
@@ -100,7 +100,7 @@ def _closed_vs_quad(problem, ov):
     closed = float(_timed("closed", lambda: population_risk(problem, ov)))
     q = _timed("quad", lambda: population_risk_quad(problem, ov))
     assert np.isfinite(closed) and np.isfinite(q.value) and q.abserr >= 0
-    assert abs(closed - q.value) <= q.abserr + float(_closed_form_floor(problem, ov)), (closed, q)
+    assert abs(closed - q.value) <= q.abserr + float(population_risk_roundoff(problem, ov)), (closed, q)
 
 
 def _closed_vs_mc(problem, ov, seed):
@@ -154,9 +154,9 @@ def _linear(problem, seed):
 def _pgd(d, lam, alpha, ov):
     assume(int(gram_rank(ov)) <= d)
     start = Overlaps(**{n: np.atleast_1d(getattr(ov, n)) for n in OVERLAP_NAMES})
-    ours = _timed("pgd", lambda: overlap_pgd(start, d=d, lam=lam, alpha=alpha, steps=5))
+    ours = _timed("pgd", lambda: overlap_pgd(Problem(d=d, lam=lam), start, alpha=alpha, n_steps=5))
     vectors = vectors_from_overlaps(ov, d)
-    ref = vector_pgd(*(x[None, :] for x in vectors), lam=lam, alpha=alpha, steps=5).log
+    ref = vector_pgd(Problem(d=d, lam=lam), *(x[None, :] for x in vectors), alpha=alpha, n_steps=5).log
     # 5 steps of a map with Lipschitz constant <= 1 + alpha |Hessian| (< 2 here): a few ulps per
     # step on each route, amplified at most 2^5; 1e-12 leaves a factor > 10 to spare. At a
     # rank-deficient start (smallest Gram eigenvalue mu ~ 0, e.g. k = v = k*) the overlaps fix the
@@ -172,9 +172,9 @@ def _pgd(d, lam, alpha, ov):
 def _flow(d, lam, ov, t_end):
     if int(gram_rank(ov)) > d:
         with pytest.raises(ValueError, match=r"^d="):
-            overlap_flow(ov, d=d, lam=lam, t_end=t_end)
+            overlap_flow(Problem(d=d, lam=lam), ov, t_end=t_end)
         return
-    traj = _timed("flow", lambda: overlap_flow(ov, d=d, lam=lam, t_end=t_end))
+    traj = _timed("flow", lambda: overlap_flow(Problem(d=d, lam=lam), ov, t_end=t_end))
     end = Overlaps(**traj.final)    # feasible, and realisable in R^d (validated by the risk)
     risk = lambda o: float(population_risk(Problem(d=d, lam=lam), o))
     # Gradient flow: dR/dt = -|grad R|^2 <= 0. The integrator's local tolerance (rtol 1e-10,
@@ -207,11 +207,11 @@ def _bad_overlap(field, value, route):
     kwargs[field] = value
     call = {
         "overlaps": lambda: Overlaps(**kwargs),
-        "pgd": lambda: overlap_pgd(tuple(kwargs.get(n, 0.0) for n in OVERLAP_NAMES), d=20, lam=0.5,
-                                   alpha=1e-3, steps=1),
-        "flow": lambda: overlap_flow(tuple(kwargs.get(n, 0.0) for n in OVERLAP_NAMES), d=20,
-                                     lam=0.5, t_end=1.0),
-        "manifold": lambda: manifold_flow(kwargs["kappa"], kwargs["nu"], d=20, lam=0.5, t_end=1.0),
+        "pgd": lambda: overlap_pgd(Problem(d=20, lam=0.5), tuple(kwargs.get(n, 0.0) for n in OVERLAP_NAMES),
+                                   alpha=1e-3, n_steps=1),
+        "flow": lambda: overlap_flow(Problem(d=20, lam=0.5), tuple(kwargs.get(n, 0.0) for n in OVERLAP_NAMES),
+                                     t_end=1.0),
+        "manifold": lambda: manifold_flow(Problem(d=20, lam=0.5), kwargs["kappa"], kwargs["nu"], t_end=1.0),
     }[route]
     assume(route != "manifold" or field in ("kappa", "nu"))
     with pytest.raises(ValueError) as info:

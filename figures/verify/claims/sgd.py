@@ -8,10 +8,12 @@ import dataclasses
 import math
 
 import numpy as np
-from scipy.stats import chi2, ks_2samp, norm
+from scipy.stats import chi2, ks_2samp
+
+from numerics.montecarlo.statistics import bonferroni_z
 
 from ..framework import Check, claim
-from ._common import random_overlaps
+from ..checks import random_overlaps
 
 ORDER = 70
 
@@ -66,6 +68,7 @@ def reduced_equals_full_in_law(quick: bool, rng) -> Check:
     from numerics.dynamics.schedules import PaperSchedule
     from numerics.sgd.full import online_sgd_full
     from numerics.sgd.reduced import online_sgd_reduced
+    from numerics.dynamics.schedules import ScheduledProblem
     from theory import Problem
 
     n_runs, steps = _LAW_SIZES[quick]["n_runs"], _LAW_SIZES[quick]["steps"]
@@ -74,9 +77,9 @@ def reduced_equals_full_in_law(quick: bool, rng) -> Check:
     p_min, p_power, per_case = 1.0, 0.0, {}
     for d, alpha, lam0, rate in _LAW_CASES:
         start = random_overlaps(rng)
-        problem = Problem(d=d, L=10, eps=0.1, lam=lam0)
-        kw = dict(n_steps=max(steps), batch_size=5, log_every=1,
-                  schedule=PaperSchedule(lam0=lam0, rate=rate) if rate else None)
+        problem = (ScheduledProblem(d=d, L=10, eps=0.1, lam=PaperSchedule(lam0=lam0, rate=rate)) if rate
+                   else Problem(d=d, L=10, eps=0.1, lam=lam0))
+        kw = dict(n_steps=max(steps), batch_size=5, log_every=1)
         vectors = [np.tile(x, (n_runs, 1)) for x in vectors_from_overlaps(start, d, rng)]
         full = online_sgd_full(problem, *vectors, alpha=alpha, rng=rng, **kw)
         reduced = online_sgd_reduced(problem, _tile(start, n_runs), alpha=alpha, rng=rng, **kw)
@@ -162,7 +165,8 @@ def determinism_across_executors(quick: bool, rng) -> Check:
        "Online SGD -> gradient flow (docs/math/sgd-reduced.md#sgd-and-the-gradient-flow): at flow time t = alpha n the mean SGD overlaps differ from "
        "the population gradient flow's by O(alpha) (fitted exponent 1)")
 def sgd_to_flow_order_one(quick: bool, rng) -> Check:
-    from numerics.sgd.experiment import SGDExperiment, sgd_flow_gap
+    from numerics.sgd.experiment import SGDExperiment
+    from numerics.sgd.flow_gap import sgd_flow_gap
     from theory import Overlaps
 
     n_runs, f = _FLOW_RUNS[quick], _FLOW_SETTING
@@ -170,7 +174,7 @@ def sgd_to_flow_order_one(quick: bool, rng) -> Check:
                            n_runs=n_runs, init=Overlaps(**f["start"]), seed=int(rng.integers(2**63)))
     gap = sgd_flow_gap(config, _FLOW_ALPHAS, f["t_end"], executor=None, runs_per_task=n_runs)
     # Two tests (exponent, goodness of fit), Bonferroni over the family.
-    z = float(norm.isf(_FAMILY_RATE / 2 / 2))
+    z = bonferroni_z(_FAMILY_RATE, 2)
     chi2_max = float(chi2.isf(_FAMILY_RATE / 2, gap.dof))
     deviation = abs(gap.rate - 1.0)
     power_gap = _FLOW_POWER_GAP[quick]
@@ -184,7 +188,7 @@ def sgd_to_flow_order_one(quick: bool, rng) -> Check:
     if not np.all(np.diff(gap.gap) < 0):
         problems.append("GAP NOT DECREASING in alpha")
     return Check(
-        method=f"numerics.sgd.experiment.sgd_flow_gap: d = {f['d']}, L = {f['L']}, lambda = {f['lam']:g}, batch 5, "
+        method=f"numerics.sgd.flow_gap.sgd_flow_gap: d = {f['d']}, L = {f['L']}, lambda = {f['lam']:g}, batch 5, "
                f"eps = 0.1, start {f['start']}, t = {f['t_end']:g}, alpha in {_FLOW_ALPHAS}, {n_runs} runs "
                "each (exact reduced simulator) vs numerics.dynamics.flow.overlap_flow (DOP853, rtol 1e-11); weighted fit "
                "log gap = log a + p log alpha + c alpha",

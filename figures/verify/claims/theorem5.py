@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework import Check, claim
-from ._common import EPS
+from ..checks import EPS
 
 ORDER = 55
 
@@ -30,11 +30,12 @@ def _steps_from_flow(kappa0, nu0, delta: float) -> tuple:
     which the M-flow (numerics.dynamics.flow.manifold_flow, LSODA, rtol 1e-10) from the slowest start
     reaches 1 - min(|kappa|, |nu|) = delta / 2, divided by alpha."""
     from numerics.dynamics.flow import manifold_flow
+    from theory.parameters import Problem
 
     times = []
     for k0, n0 in zip(kappa0, nu0):
-        traj = manifold_flow(float(k0), float(n0), d=_D, lam=_LAM, t_end=_MAX_FLOW_TIME, delta=delta / 2,
-                             terminal=True)
+        traj = manifold_flow(Problem(d=_D, lam=_LAM), float(k0), float(n0), t_end=_MAX_FLOW_TIME,
+                             delta=delta / 2, terminal=True)
         if len(traj.t_events) == 0:
             raise RuntimeError(f"the flow on M from ({k0}, {n0}) did not reach 1 - {delta / 2} by "
                                f"t = {_MAX_FLOW_TIME} (a start on the separatrix?)")
@@ -55,9 +56,9 @@ def pgd_on_m_converges(quick: bool, rng) -> Check:
     delta, n = _DELTA[quick], _RUNS[quick]
     start = sample_initial_overlaps(_D, n, rng, on_manifold=True)
     steps, flow_times = _steps_from_flow(start.kappa, start.nu, delta)
-    log = overlap_pgd(start, d=_D, lam=_LAM, alpha=_ALPHA, steps=steps, log_every=steps)
+    log = overlap_pgd(Problem(d=_D, lam=_LAM), start, alpha=_ALPHA, n_steps=steps, log_every=steps)
     kappa, nu = log.kappa[-1], log.nu[-1]
-    predicted = predicted_limit_sign(start.kappa, start.nu, separatrix(d=_D, lam=_LAM))
+    predicted = predicted_limit_sign(start.kappa, start.nu, separatrix(Problem(d=_D, lam=_LAM)))
     mismatches = int(np.sum((np.sign(kappa) != predicted) | (np.sign(nu) != predicted)))
     gap = 1.0 - np.minimum(np.abs(kappa), np.abs(nu))
     # Limit risk: R is even under (kappa, nu) -> (-kappa, -nu) on M and (1, 1) is its minimum on M, so
@@ -100,11 +101,12 @@ def pgd_on_m_converges(quick: bool, rng) -> Check:
 def vector_pgd_stays_on_m(quick: bool, rng) -> Check:
     from numerics.dynamics.initial import sample_initial_vectors
     from numerics.dynamics.pgd_vectors import vector_pgd
+    from theory.parameters import Problem
 
     u = EPS / 2
     n, steps = (4, 1_000) if quick else (8, 10_000)
     vectors = sample_initial_vectors(_D, n, rng, on_manifold=True)
-    log = vector_pgd(*vectors, lam=_LAM, alpha=_ALPHA, steps=steps, log_every=steps // 100).log
+    log = vector_pgd(Problem(d=_D, lam=_LAM), *vectors, alpha=_ALPHA, n_steps=steps, log_every=steps // 100).log
     dist = log.distance_to_manifold
     bound = dist[0] + 8 * u * (log.steps[:, None] + 1)
     ratio = float(np.max(dist / bound))
