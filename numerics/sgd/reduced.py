@@ -187,16 +187,17 @@ def _advance_numpy(KV, draws, lam, alpha, B, L, scale2, snap_at, work, coefficie
     return KV, snaps
 
 
-def _advance_kernel(KV, draws, lam, alpha, B, L, scale2, snap_at, work):
-    """``_advance_numpy`` by the compiled kernel ``numerics.kernels.sgd_reduced_kernel``."""
-    from ..kernels.sgd_step import sgd_reduced_kernel
+def _advance_kernel(KV, draws, lam, alpha, B, L, scale2, snap_at, work, member="erf"):
+    """``_advance_numpy`` by the compiled kernel ``numerics.kernels.sgd_reduced_kernel`` (member:
+    the predictor, "erf" or "softmax")."""
+    from ..kernels.sgd_step import ERF, SOFTMAX, sgd_reduced_kernel
 
     KV = np.ascontiguousarray(KV)
     rows = np.full(len(lam), -1, dtype=np.int64)
     rows[snap_at] = np.arange(len(snap_at))
     snaps = np.empty((len(snap_at),) + KV.shape)
     sgd_reduced_kernel(KV, *draws, np.ascontiguousarray(lam), float(alpha), 2.0 / B, L, scale2,
-                       rows, snaps)
+                       rows, snaps, {"erf": ERF, "softmax": SOFTMAX}[member])
     return KV, list(snaps)
 
 
@@ -219,7 +220,8 @@ def online_sgd_reduced(problem: Problem, overlaps: Overlaps, *, alpha: float, n_
     ``numerics.kernels``, the default) or "numpy" (the reference route); the same random numbers,
     the same trajectories to round-off. ``coefficients``: another predictor's (PQ, CE) map with the
     signature of ``_coefficients`` (``numerics.nonlinearity.sgd``; the derivation holds for any
-    predictor of (<X_l, k>, <X_l, v>)), run on the numpy route; test_size must then be 0.
+    predictor of (<X_l, k>, <X_l, v>)), run on the numpy route unless it names a member the kernel
+    computes (attribute ``kernel_member``: erf, softmax) and engine is "kernel"; test_size must then be 0.
     """
     check_engine(engine)
     d, L, gamma, eps = check_settings(problem, alpha, n_steps, batch_size, log_every, test_size)
@@ -251,7 +253,9 @@ def online_sgd_reduced(problem: Problem, overlaps: Overlaps, *, alpha: float, n_
     bar = progress_bar(progress, n_steps, "SGD steps (reduced)")
     advance = _advance_kernel if engine == "kernel" else _advance_numpy
     if coefficients is not None:
-        advance = functools.partial(_advance_numpy, coefficients=coefficients)
+        member = getattr(coefficients, "kernel_member", None)
+        advance = (functools.partial(_advance_kernel, member=member) if engine == "kernel" and member is not None
+                   else functools.partial(_advance_numpy, coefficients=coefficients))
     for start in range(0, n_steps, chunk):
         n_chunk = min(chunk, n_steps - start)
         bar.update(start - bar.n)
