@@ -17,7 +17,7 @@ from numerics.dynamics.stalls import beyond_theorem_summary
 from numerics.dynamics.experiments import PAPER_EXPERIMENTS, run_population_experiments, summarize_alignment
 from numerics.dynamics.initial import sample_initial_overlaps
 from numerics.dynamics.risk_partials import lambda_constants, partials
-from numerics.dynamics.overlap_steps import pgd_map
+from numerics.dynamics.overlap_steps import pgd_step
 
 
 def per_call(fun, n=3000):
@@ -29,19 +29,19 @@ def per_call(fun, n=3000):
 
 def main():
     n_runs = sum(c.n_runs for c in PAPER_EXPERIMENTS)
-    steps = sorted({c.steps for c in PAPER_EXPERIMENTS})
+    steps = sorted({c.n_steps for c in PAPER_EXPERIMENTS})
     loop_steps = steps[-1]
     wall, cpu = time.perf_counter(), time.process_time()
     results = run_population_experiments(PAPER_EXPERIMENTS, log_every=100)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    print(f"four population experiments ({n_runs} runs, {sum(c.steps * c.n_runs for c in PAPER_EXPERIMENTS):.3g} "
+    print(f"four population experiments ({n_runs} runs, {sum(c.n_steps * c.n_runs for c in PAPER_EXPERIMENTS):.3g} "
           f"run-steps, {loop_steps} vectorised steps): wall {wall:.1f} s, CPU {cpu:.1f} s "
           f"({1e6 * cpu / loop_steps:.0f} us CPU per vectorised step)")
     state = sample_initial_overlaps(400, n_runs, np.random.default_rng(0)).as_tuple()
     consts = lambda_constants(400.0, 10.0, np.sqrt(0.5), np.full((1, n_runs), 0.1)).at(0)
     grads = partials(consts, *state)
     t_grad = per_call(lambda: partials(consts, *state))
-    t_map = per_call(lambda: pgd_map(4e-3, *state, *grads))
+    t_map = per_call(lambda: pgd_step(4e-3, *state, *grads))
     print(f"  per step on {n_runs} runs: gradient {1e6 * t_grad:.0f} us, update {1e6 * t_map:.0f} us (CPU)")
     for r in results:
         s = summarize_alignment(r)

@@ -33,7 +33,7 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from numerics import (PaperSchedule, online_sgd_reduced, overlap_pgd, population_risk_mc,  # noqa: E402
+from numerics import (PaperSchedule, ScheduledProblem, online_sgd_reduced, overlap_pgd, population_risk_mc,  # noqa: E402
                       sample_initial_overlaps)
 from theory import Overlaps, Problem  # noqa: E402
 
@@ -56,26 +56,24 @@ def cpu_per_unit(fn, units, repeat):
 
 def pgd_case(n_runs, lam, steps, engine):
     start = sample_initial_overlaps(400, n_runs, np.random.default_rng(0))
-    return lambda: overlap_pgd(start, d=400, lam=lam, alpha=4e-3, steps=steps, log_every=1000,
-                               engine=engine)
+    problem = ScheduledProblem(d=400, lam=lam)
+    return lambda: overlap_pgd(problem, start, alpha=4e-3, n_steps=steps, log_every=1000, engine=engine)
 
 
 def sgd_case(n_runs, steps, engine):
-    problem = Problem(d=80, L=10, gamma=np.sqrt(0.5), eps=0.1, lam=2.0)
+    problem = ScheduledProblem(d=80, L=10, gamma=np.sqrt(0.5), eps=0.1, lam=PaperSchedule(lam0=2.0))
     start = sample_initial_overlaps(80, n_runs, np.random.default_rng(0))
     return lambda: online_sgd_reduced(problem, start, alpha=1e-3, n_steps=steps, batch_size=5,
-                                      rng=np.random.default_rng(1), schedule=PaperSchedule(lam0=2.0),
-                                      log_every=500, engine=engine)
+                                      rng=np.random.default_rng(1), log_every=500, engine=engine)
 
 
 def sgd_softmax_case(n_runs, steps, engine):
     from numerics.nonlinearity.sgd import online_sgd_reduced_sigma
 
-    problem = Problem(d=80, L=10, gamma=np.sqrt(0.5), eps=0.1, lam=2.0)
+    problem = ScheduledProblem(d=80, L=10, gamma=np.sqrt(0.5), eps=0.1, lam=PaperSchedule(lam0=2.0))
     start = sample_initial_overlaps(80, n_runs, np.random.default_rng(0))
     return lambda: online_sgd_reduced_sigma(problem, start, "softmax", alpha=1e-3, n_steps=steps, batch_size=5,
-                                            rng=np.random.default_rng(1), schedule=PaperSchedule(lam0=2.0),
-                                            log_every=500, engine=engine)
+                                            rng=np.random.default_rng(1), log_every=500, engine=engine)
 
 
 def mc_case(n, engine):

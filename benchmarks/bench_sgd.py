@@ -28,14 +28,14 @@ from numerics.dynamics.schedules import PaperSchedule  # noqa: E402
 from numerics.sgd.experiment import PAPER_SGD, run_sgd_experiment  # noqa: E402
 from numerics.sgd.full import online_sgd_full  # noqa: E402
 from numerics.sgd.reduced import online_sgd_reduced  # noqa: E402
-from theory import Problem  # noqa: E402
+from numerics.dynamics.schedules import ScheduledProblem  # noqa: E402
 
 
 def steps_per_second(d, n_runs, n_steps, full=False, test_size=0):
     rng = np.random.default_rng(0)
-    problem = Problem(d=d, L=10, gamma=np.sqrt(0.5), eps=0.1, lam=2.0)
+    problem = ScheduledProblem(d=d, L=10, gamma=np.sqrt(0.5), eps=0.1, lam=PaperSchedule(lam0=2.0))
     kw = dict(alpha=1e-3 if d <= 1000 else 1e-6, n_steps=n_steps, batch_size=5, rng=rng,
-              schedule=PaperSchedule(lam0=2.0), log_every=500, test_size=test_size)
+              log_every=500, test_size=test_size)
     t0 = time.process_time()
     if full:
         online_sgd_full(problem, *sample_initial_vectors(d, n_runs, rng), **kw)

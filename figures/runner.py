@@ -30,7 +30,7 @@ from .metadata import figure_metadata
 from .style import figure_style, mark_quick
 from .table import text_table
 
-__all__ = ["FigureData", "RecipeOutcome", "figure_data", "run_recipes", "outcome_table", "progress_factory"]
+__all__ = ["FigureData", "RecipeOutcome", "entry_lock", "figure_data", "run_recipes", "outcome_table", "progress_factory"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,7 +71,7 @@ def cache_entry(recipe, params, quick: bool) -> tuple[str, str]:
 
 
 @contextlib.contextmanager
-def _entry_lock(cache: DataCache, stem: str):
+def entry_lock(cache: DataCache, stem: str):
     """Hold an exclusive lock on the cache entry ``stem`` (``flock`` on ``<cache>/.<stem>.lock``):
     two processes that need the same data (a figure, and a claim that reads it) compute it once;
     the second waits and then finds the first's entry. No lock where ``fcntl`` does not exist."""
@@ -91,7 +91,7 @@ def _entry_lock(cache: DataCache, stem: str):
 
 def _data(recipe, params, *, quick, force, cache: DataCache, progress):
     stem, key = cache_entry(recipe, params, quick)
-    with _entry_lock(cache, stem):
+    with entry_lock(cache, stem):
         return _load_or_compute(recipe, params, stem, key, force=force, cache=cache, progress=progress)
 
 

@@ -4,7 +4,6 @@ Monte-Carlo comparisons are z-tests with false-failure rate ALPHA per test, Bonf
 comparisons of the test. Deterministic comparisons are in ulps of the values.
 """
 
-import dataclasses
 import math
 
 import numpy as np
@@ -14,11 +13,11 @@ from scipy.stats import norm
 from numerics.montecarlo.geometry import random_orthonormal
 from numerics.montecarlo.ols import ols_fit, ols_risk_mc
 from numerics.montecarlo.task import sample_task
-from theory import Problem
 from theory.baselines import (attention_linear_crossover, linear_predictor_risk, linear_risk,
                               linear_risk_fixed_location, null_risk, oracle_best_lambda,
                               oracle_risk_prescribed, prescribed_lambda)
 from theory.risk import oracle_risk
+from theory.parameters import Task
 
 ALPHA = 1e-3
 EPS64 = np.finfo(float).eps
@@ -37,7 +36,7 @@ def prop3_coef(L, gamma, v_star):
 def test_prop3_is_the_minimum_of_the_linear_risk(rng, d, L, gamma, eps):
     """The quadratic risk of linear predictors equals Prop 3 at Prop 3's coefficients, and every
     perturbation increases it (R(beta* + h) - R(beta*) = h^T M h > 0: a minimum, not a saddle)."""
-    p = Problem(d=d, L=L, gamma=gamma, eps=eps, lam=1.0)
+    p = Task(d=d, L=L, gamma=gamma, eps=eps)
     k_star, v_star = random_orthonormal(d, 2, rng)
     best = linear_predictor_risk(p, prop3_coef(L, gamma, v_star), k_star, v_star)
     assert best == pytest.approx(float(linear_risk(p)), rel=64 * EPS64, abs=64 * EPS64)
@@ -54,7 +53,7 @@ def test_linear_predictor_risk_matches_sampled_squared_error(rng):
     cases = [(4, 3, G_HALF, None), (6, 2, 1.4, None), (5, 3, 0.8, 1)]
     z = z_crit(len(cases))
     for d, L, gamma, J in cases:
-        p = Problem(d=d, L=L, gamma=gamma, eps=0.3, lam=1.0)
+        p = Task(d=d, L=L, gamma=gamma, eps=0.3)
         k_star, v_star = random_orthonormal(d, 2, rng)
         coef = 0.3 * rng.standard_normal((L, d))
         X, Y, _ = sample_task(p, k_star, v_star, 200_000, rng, J=J)
@@ -74,7 +73,7 @@ def test_ols_matches_prop3_for_uniform_location(rng):
     stderr, so an OLS that failed to learn would be rejected."""
     z = z_crit(len(OLS_CASES))
     for d, L, gamma in OLS_CASES:
-        p = Problem(d=d, L=L, gamma=gamma, eps=0.3, lam=1.0)
+        p = Task(d=d, L=L, gamma=gamma, eps=0.3)
         k_star, v_star = random_orthonormal(d, 2, rng)
         res = ols_risk_mc(p, k_star, v_star, n_train=60_000, n_test=60_000, rng=rng)
         est = res.corrected
@@ -86,7 +85,7 @@ def test_ols_matches_prop3_for_uniform_location(rng):
 def test_ols_reaches_eps_squared_for_fixed_location(rng):
     z = z_crit(2)
     for d, L in ((5, 3), (20, 2)):
-        p = Problem(d=d, L=L, gamma=G_HALF, eps=0.4, lam=1.0)
+        p = Task(d=d, L=L, gamma=G_HALF, eps=0.4)
         k_star, v_star = random_orthonormal(d, 2, rng)
         est = ols_risk_mc(p, k_star, v_star, n_train=40_000, n_test=40_000, rng=rng, J=1).corrected
         assert abs(est.mean - float(linear_risk_fixed_location(p))) <= z * est.stderr
@@ -100,7 +99,7 @@ def test_ols_fit_recovers_exact_linear_model(rng):
 
 
 def test_null_risk_matches_sampled_output_variance(rng):
-    p = Problem(d=6, L=4, gamma=0.9, eps=0.5, lam=1.0)
+    p = Task(d=6, L=4, gamma=0.9, eps=0.5)
     k_star, v_star = random_orthonormal(6, 2, rng)
     _, Y, _ = sample_task(p, k_star, v_star, 200_000, rng)
     y2 = Y * Y
@@ -109,38 +108,38 @@ def test_null_risk_matches_sampled_output_variance(rng):
 
 @pytest.mark.parametrize("d, L, gamma", [(2, 10, G_HALF), (50, 10, G_HALF), (10**4, 3, 1.5), (10**8, 100, G_HALF)])
 def test_oracle_best_lambda_is_an_interior_minimum(d, L, gamma):
-    p = Problem(d=d, L=L, gamma=gamma, eps=0.1, lam=1.0)
+    p = Task(d=d, L=L, gamma=gamma, eps=0.1)
     opt = oracle_best_lambda(p)
     assert opt.interior
-    assert opt.risk == pytest.approx(float(oracle_risk(dataclasses.replace(p, lam=opt.lam))), rel=4 * EPS64)
+    assert opt.risk == pytest.approx(float(oracle_risk(p.with_lam(opt.lam))), rel=4 * EPS64)
     # Brute force on a fine grid: nothing beats the optimum beyond rounding of the risk.
     grid = np.exp(np.linspace(math.log(opt.lam) - 3, math.log(opt.lam) + 3, 2001))
-    brute = oracle_risk(dataclasses.replace(p, lam=grid))
+    brute = oracle_risk(p.with_lam(grid))
     assert opt.risk <= brute.min() * (1 + 16 * EPS64)
     assert opt.risk < float(null_risk(p))
 
 
 def test_prescribed_schedule():
-    p = Problem(d=400, L=10, gamma=G_HALF, eps=0.0, lam=1.0)
+    p = Task(d=400, L=10, gamma=G_HALF, eps=0.0)
     lam = prescribed_lambda(400, 10)
     assert lam == pytest.approx(4000 ** -0.25, rel=4 * EPS64)
-    assert float(oracle_risk_prescribed(p)) == float(oracle_risk(dataclasses.replace(p, lam=lam)))
+    assert float(oracle_risk_prescribed(p)) == float(oracle_risk(p.with_lam(lam)))
     assert float(oracle_risk_prescribed(p)) >= oracle_best_lambda(p).risk
 
 
 @pytest.mark.parametrize("L, gamma", [(2, 2.0), (3, 1.0), (10, G_HALF), (10, 2.0)])
 def test_attention_beats_linear_beyond_a_single_crossover(L, gamma):
     d_c = attention_linear_crossover(L, gamma)
-    lin = float(linear_risk(Problem(d=2, L=L, gamma=gamma, lam=1.0)))
-    below = [oracle_best_lambda(Problem(d=d, L=L, gamma=gamma, lam=1.0)).risk - lin
+    lin = float(linear_risk(Task(d=2, L=L, gamma=gamma)))
+    below = [oracle_best_lambda(Task(d=d, L=L, gamma=gamma)).risk - lin
              for d in range(2, math.ceil(d_c))]
-    above = [oracle_best_lambda(Problem(d=int(d), L=L, gamma=gamma, lam=1.0)).risk - lin
+    above = [oracle_best_lambda(Task(d=int(d), L=L, gamma=gamma)).risk - lin
              for d in np.unique(np.round(np.logspace(math.log10(math.ceil(d_c)), 8, 30)))]
     assert all(g > 0 for g in below) and all(g < 0 for g in above)
 
 
 def test_baselines_bad_input(rng):
-    p = Problem(d=5, L=3, lam=1.0)
+    p = Task(d=5, L=3)
     k_star, v_star = random_orthonormal(5, 2, rng)
     with pytest.raises(ValueError, match="coef"):
         linear_predictor_risk(p, np.zeros((2, 5)), k_star, v_star)
@@ -157,7 +156,7 @@ def test_ols_matches_prop3_in_the_paper_setting(rng):
     """L = 10, gamma^2 = 1/2 (the paper's setting), d = 10 and 20: p = L d up to 200 (about 1 minute)."""
     z = z_crit(2)
     for d in (10, 20):
-        p = Problem(d=d, L=10, gamma=G_HALF, eps=0.1, lam=1.0)
+        p = Task(d=d, L=10, gamma=G_HALF, eps=0.1)
         k_star, v_star = random_orthonormal(d, 2, rng)
         res = ols_risk_mc(p, k_star, v_star, n_train=400_000, n_test=400_000, rng=rng)
         est = res.corrected

@@ -17,8 +17,9 @@ from numerics.montecarlo.bayes_risk import (bayes_predictor, bayes_risk_mc, cond
                                posterior_weights, sample_token_statistics)
 from numerics.montecarlo.geometry import random_orthonormal
 from numerics.montecarlo.task import sample_task
-from theory import Problem
 from theory.bayes import bayes_risk_quad, log_likelihood_ratio_laws
+from theory.parameters import Task
+from numerics.montecarlo.statistics import bonferroni_z
 
 ALPHA = 1e-3
 EPS64 = np.finfo(float).eps
@@ -26,11 +27,11 @@ G_HALF = math.sqrt(0.5)
 
 
 def z_crit(m):
-    return norm.isf(ALPHA / (2 * m))
+    return bonferroni_z(ALPHA, int(m))
 
 
 def problem(d, L, gamma, eps=0.0):
-    return Problem(d=d, L=L, gamma=gamma, eps=eps, lam=1.0)
+    return Task(d=d, L=L, gamma=gamma, eps=eps)
 
 
 def bhattacharyya_bound(d, L, gamma):

@@ -10,7 +10,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from theory import Problem, bayes_risk_quad
+from theory import Task, bayes_risk_quad
 from theory.bayes_bound import bayes_excess_bound
 
 # Where the quadrature runs, its value minus eps^2 must lie in [-abserr, bound + abserr].
@@ -20,7 +20,7 @@ QUAD_POINTS = [(2, 10, 0.7), (10, 10, 0.7), (10, 10, 0.3), (20, 10, 0.5), (100, 
 
 @pytest.mark.parametrize("d, L, gamma", QUAD_POINTS)
 def test_quadrature_lies_below_the_bound(d, L, gamma):
-    q = bayes_risk_quad(Problem(d=d, L=L, gamma=gamma, eps=0.0, lam=1.0))
+    q = bayes_risk_quad(Task(d=d, L=L, gamma=gamma, eps=0.0))
     bound = bayes_excess_bound(d, L, gamma)
     assert -q.abserr <= q.value <= bound + q.abserr
     assert q.abserr < bound            # the quadrature ran (it resolves B better than the bound)
@@ -30,14 +30,14 @@ def test_bound_is_within_a_factor_30_where_both_are_known():
     """Not a correctness requirement, a check that the bound is informative: measured ratios
     bound / B are 7-21 at the points above (d <= 100)."""
     for d, L, gamma in QUAD_POINTS[:6]:
-        b = bayes_risk_quad(Problem(d=d, L=L, gamma=gamma, eps=0.0, lam=1.0)).value
+        b = bayes_risk_quad(Task(d=d, L=L, gamma=gamma, eps=0.0)).value
         assert bayes_excess_bound(d, L, gamma) <= 30 * b
 
 
 def test_bound_branch_takes_over_only_below_the_quadrature_error():
     """At d = 400, gamma = sqrt(1/2) (the paper's setting) B <= 8e-39: the value is eps^2 with
     abserr half that bound, far below the quadrature's tail error 2e-17 (L-1)(gamma^2 + L)."""
-    q = bayes_risk_quad(Problem(d=400, gamma=np.sqrt(0.5), eps=0.1, lam=1.0))
+    q = bayes_risk_quad(Task(d=400, gamma=np.sqrt(0.5), eps=0.1))
     assert q.value == 0.1 * 0.1 + q.abserr and 0 < q.abserr < 1e-38
 
 
@@ -45,12 +45,12 @@ _CHILD = textwrap.dedent("""
     import json, resource, sys, time
     resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))     # 1 GiB of address space
     resource.setrlimit(resource.RLIMIT_CPU, (60, 60))               # 60 s of CPU
-    from theory import Problem, bayes_risk_quad
+    from theory import Task, bayes_risk_quad
     out = []
     for d, gamma in json.loads(sys.argv[1]):
         start = time.process_time()
         try:
-            q = bayes_risk_quad(Problem(d=d, gamma=gamma, eps=0.1, lam=1.0))
+            q = bayes_risk_quad(Task(d=d, gamma=gamma, eps=0.1))
             result = [q.value, q.abserr]
         except ValueError as err:
             result = str(err)

@@ -3,17 +3,19 @@
 import numpy as np
 import pytest
 
-from numerics.dynamics.stalls import beyond_theorem_summary, oracle_hessian, perturbed_pgd, stall_summary
+from numerics.dynamics.stalls import beyond_theorem_summary, perturbed_pgd, stall_summary
 from numerics.dynamics.experiments import PAPER_EXPERIMENTS, run_population_experiments, summarize_alignment
 from theory.parameters import Overlaps
+from numerics.dynamics.hessian_fd import local_oracle_hessian_fd
+from theory.parameters import Problem, Task
 
 
 def test_oracle_is_a_local_minimum_at_small_lambda_and_a_saddle_at_large():
     """Hessian of R on the sphere product at (k*, v*), d = 400 (numerics.dynamics.stalls)."""
-    small = oracle_hessian(d=400, lam=0.1)
+    small = local_oracle_hessian_fd(Problem(d=400, lam=0.1))
     assert small.kind == "local minimum"
     for lam in (0.9, 1.0):
-        big = oracle_hessian(d=400, lam=lam)
+        big = local_oracle_hessian_fd(Problem(d=400, lam=lam))
         assert big.kind == "saddle"
         # the descent direction is off M: k towards v* and v towards k* (x1, y1), not kappa/nu
         x1, x2, y1, y2 = big.eigenvectors[:, 0]
@@ -25,10 +27,10 @@ def test_perturbed_oracle_returns_at_small_lambda_and_leaves_at_large(rng):
     in 5000 steps; asserted 5x, the slow direction alone, eigenvalue 0.011 over flow time 20,
     already gives 1.2x and the others contract fast). lambda = 1.0 (eigenvalue -0.29, growth
     ~e^(0.29 t) over flow time 10): every run moves away (measured 1.4-21x; asserted > 1x)."""
-    back = perturbed_pgd(Overlaps.oracle(), d=400, lam=0.1, alpha=4e-3, steps=5000, size=1e-3,
+    back = perturbed_pgd(Problem(d=400, lam=0.1), Overlaps.oracle(), alpha=4e-3, n_steps=5000, size=1e-3,
                          n_runs=10, rng=rng, log_every=5000)
     assert np.all(back.final_distance < back.initial_distance / 5)
-    away = perturbed_pgd(Overlaps.oracle(), d=400, lam=1.0, alpha=2e-3, steps=5000, size=1e-3,
+    away = perturbed_pgd(Problem(d=400, lam=1.0), Overlaps.oracle(), alpha=2e-3, n_steps=5000, size=1e-3,
                          n_runs=10, rng=rng, log_every=5000)
     assert np.all(away.final_distance > away.initial_distance)
 
@@ -55,7 +57,7 @@ def test_small_lambda_off_m_some_runs_stall_at_a_spurious_minimum(small_lambda_s
     assert np.all(stalls.final_excess_risk > stalls.oracle_excess_risk + 1e-3)
     # locally attracting: perturbations of the stall point contract
     point = Overlaps(**{k: float(v[0]) for k, v in f.items()})
-    back = perturbed_pgd(point, d=400, lam=0.1, alpha=4e-3, steps=5000, size=1e-3, n_runs=6,
+    back = perturbed_pgd(Problem(d=400, lam=0.1), point, alpha=4e-3, n_steps=5000, size=1e-3, n_runs=6,
                          rng=rng, log_every=5000)
     assert np.all(back.final_distance < back.initial_distance / 5)
 
@@ -84,7 +86,8 @@ def test_finite_difference_hessian_matches_the_closed_form_one(lam):
     from theory import Problem
     from theory import oracle_hessian as closed_form
 
-    fine, coarse = oracle_hessian(d=400, lam=lam, h=1e-4), oracle_hessian(d=400, lam=lam, h=2e-4)
+    problem = Problem(d=400, lam=lam)
+    fine, coarse = local_oracle_hessian_fd(problem, h=1e-4), local_oracle_hessian_fd(problem, h=2e-4)
     t = closed_form(Problem(d=400, lam=lam))
     ref = np.sort([*t.block_eigenvalues, t.r_phi, t.r_psi])
     tol = 2 * np.abs(coarse.eigenvalues - fine.eigenvalues) / 3 + 2 * coarse.resolution
@@ -97,7 +100,7 @@ def test_paper_large_lambda_is_above_the_critical_lambda():
     finite-difference Hessian says too."""
     from theory import critical_lambda
 
-    lam_c = critical_lambda(400, 10, np.sqrt(0.5)).lam_c
+    lam_c = critical_lambda(Task(d=400, L=10, gamma=np.sqrt(0.5))).lam_c
     assert 0.1 < lam_c < 0.9
-    assert oracle_hessian(d=400, lam=0.1).eigenvalues[0] > 0
-    assert oracle_hessian(d=400, lam=0.9).eigenvalues[0] < 0
+    assert local_oracle_hessian_fd(Problem(d=400, lam=0.1)).eigenvalues[0] > 0
+    assert local_oracle_hessian_fd(Problem(d=400, lam=0.9)).eigenvalues[0] < 0

@@ -63,12 +63,12 @@ def test_invariance_detects_points_off_m(monkeypatch):
 
 def test_theorem5_detects_ascent(monkeypatch):
     """Gradient ascent on M runs to the unstable corners (1, -1), (-1, 1): every sign mismatches."""
-    original = numerics.dynamics.pgd.pgd_map
+    original = numerics.dynamics.pgd.pgd_step
 
     def ascent(alpha, *args):
         return original(-alpha, *args)
 
-    monkeypatch.setattr(numerics.dynamics.pgd, "pgd_map", ascent)
+    monkeypatch.setattr(numerics.dynamics.pgd, "pgd_step", ascent)
     _reference_route_only(monkeypatch)
     result = _fails("theorem5-convergence")
     assert result.measured >= 1
@@ -77,12 +77,12 @@ def test_theorem5_detects_ascent(monkeypatch):
 def test_pgd_to_flow_detects_a_time_rescaling(monkeypatch):
     """A step 1% too long makes PGD approximate the flow at time 1.01 T: the error no longer vanishes
     as alpha -> 0 (order ~0)."""
-    original = numerics.dynamics.pgd.pgd_map
+    original = numerics.dynamics.pgd.pgd_step
 
     def rescaled(alpha, *args):
         return original(alpha * 1.01, *args)
 
-    monkeypatch.setattr(numerics.dynamics.pgd, "pgd_map", rescaled)
+    monkeypatch.setattr(numerics.dynamics.pgd, "pgd_step", rescaled)
     _reference_route_only(monkeypatch)
     _fails("pgd-to-flow-order-1")
 

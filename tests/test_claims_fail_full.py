@@ -63,8 +63,8 @@ def _symbolic_fixed_points(monkeypatch):
 def _symbolic_rates(monkeypatch):
     from theory.symbolic import manifold
 
-    rates = manifold.local_rates_at_oracle()
-    monkeypatch.setattr(manifold, "local_rates_at_oracle", lambda: dataclasses.replace(rates, positive=(True, None)))
+    rates = manifold.oracle_local_rates_symbolic()
+    monkeypatch.setattr(manifold, "oracle_local_rates_symbolic", lambda: dataclasses.replace(rates, positive=(True, None)))
 
 
 def _drop_orthogonal(monkeypatch):
@@ -90,7 +90,7 @@ def _reordering_executor(monkeypatch):
 
 
 def _shifted_flow(monkeypatch):
-    import numerics.sgd.experiment as se
+    import numerics.sgd.flow_gap as se
 
     flow = se.overlap_flow
     monkeypatch.setattr(se, "overlap_flow", lambda *a, **k: dataclasses.replace(
@@ -108,14 +108,14 @@ def _replace_result(field, factor):
     return lambda f: (lambda *a, **k: dataclasses.replace(f(*a, **k), **{field: getattr(f(*a, **k), field) * factor}))
 
 
-def _pgd_map_changed(change):
-    # The PGD map of the NumPy reference route, changed; the compiled route (the default engine) is
+def _pgd_step_changed(change):
+    # The PGD step of the NumPy reference route, changed; the compiled route (the default engine) is
     # pointed at that reference route so the change reaches the claim.
     def corrupt(monkeypatch):
         import numerics.dynamics.pgd as pgd_module
 
         monkeypatch.setitem(pgd_module._ROUTES, "kernel", pgd_module._iterate)
-        wrap(monkeypatch, "numerics.dynamics.pgd.pgd_map", change)
+        wrap(monkeypatch, "numerics.dynamics.pgd.pgd_step", change)
     return corrupt
 
 
@@ -190,12 +190,12 @@ CORRUPTIONS = {
         lambda *a, alpha, **k: f(*a, alpha=np.asarray(alpha) * (1 + 1e-6), **k))),
     "invariance-of-M": patch("figures.verify.claims.definition1._manifold_points", lambda f: (
         lambda rng, n: {**f(rng, n), "theta": np.full(n, 1e-12)})),
-    "theorem5-convergence": _pgd_map_changed(lambda f: (lambda alpha, *a: f(-alpha, *a))),
+    "theorem5-convergence": _pgd_step_changed(lambda f: (lambda alpha, *a: f(-alpha, *a))),
     "theorem5-distance-to-M": _off_m_gradient,
     "invariance-of-M-symbolic": _symbolic_invariance,
     "fixed-points-on-M-symbolic": _symbolic_fixed_points,
     "oracle-local-rates": _symbolic_rates,
-    "pgd-to-flow-order-1": _pgd_map_changed(lambda f: (lambda alpha, *a: f(alpha * 1.01, *a))),
+    "pgd-to-flow-order-1": _pgd_step_changed(lambda f: (lambda alpha, *a: f(alpha * 1.01, *a))),
     "initial-overlap-law": patch("numerics.dynamics.initial.sample_initial_overlaps", lambda f: (
         lambda d, n_runs, rng, on_manifold=False: f(d + 2, n_runs, rng, on_manifold))),
     "fixed-points-on-M-numerical": patch("numerics.dynamics.phase_portrait.manifold_flow_velocity", lambda f: (

@@ -10,7 +10,7 @@ import pytest
 
 from figures.cache import DataCache
 from figures.registry import discover_recipes, find_recipe
-from figures.runner import _entry_lock, cache_entry, figure_data
+from figures.runner import entry_lock, cache_entry, figure_data
 from figures.verify import discover_claims
 
 CLAIMS = {c.claim_id: c for c in discover_claims()}
@@ -58,11 +58,11 @@ def test_without_a_cache_folder_the_data_is_computed_in_memory():
     assert data.data["initial_overlaps"].shape == (5, data.params["n_runs"])
 
 
-def test_entry_lock_serialises_users_of_one_entry(tmp_path):
+def testentry_lock_serialises_users_of_one_entry(tmp_path):
     cache, events = DataCache(tmp_path), []
 
     def hold():
-        with _entry_lock(cache, "entry"):
+        with entry_lock(cache, "entry"):
             events.append("first in")
             time.sleep(0.3)
             events.append("first out")
@@ -71,7 +71,7 @@ def test_entry_lock_serialises_users_of_one_entry(tmp_path):
     thread.start()
     while not events:
         time.sleep(0.01)
-    with _entry_lock(cache, "entry"):
+    with entry_lock(cache, "entry"):
         events.append("second in")
     thread.join()
     assert events == ["first in", "first out", "second in"]

@@ -1,4 +1,4 @@
-"""Monte-Carlo claims sized from their power target (figures/verify/claims/_common.py::sized_estimate):
+"""Monte-Carlo claims sized from their power target (figures/verify/checks.py::sized_estimate):
 the size reaches the target and not much more, and the sized claim still fails on a biased route."""
 
 import dataclasses
@@ -10,7 +10,7 @@ from scipy.stats import norm
 
 import numerics.montecarlo.population_risk as mc
 from figures.verify import discover_claims
-from figures.verify.claims import _common
+from figures.verify import checks
 from numerics.montecarlo.population_risk import Estimate
 
 CLAIMS = {c.claim_id: c for c in discover_claims()}
@@ -29,18 +29,18 @@ def test_size_meets_the_power_target_and_not_much_more(sd):
     estimate reaches the target and stays within 1.5x of that n (the 3-s.e. margin on sd is
     ~5% at n = 2000, squared ~10%; rounds add at most a pilot's worth)."""
     kw = dict(alpha=1e-3, m=4, power=0.9, detect=0.05)
-    est = _common.sized_estimate(_normal_run(10.0, sd), 10.0, np.random.default_rng(1), **kw)
+    est = checks.sized_estimate(_normal_run(10.0, sd), 10.0, np.random.default_rng(1), **kw)
     z = norm.isf(1e-3 / 8) + norm.ppf(0.9)
     needed = (z * sd / (0.05 * 10.0)) ** 2
     assert z * est.stderr <= 0.05 * 10.0
-    assert est.n <= max(1.5 * needed, _common.PILOT_N)
+    assert est.n <= max(1.5 * needed, checks.PILOT_N)
 
 
 def test_merged_estimate_equals_the_pooled_one():
     x = np.random.default_rng(2).normal(size=3000)
     a, b, both = (Estimate(mean=float(y.mean()), stderr=float(y.std(ddof=1) / math.sqrt(y.size)), n=y.size)
                   for y in (x[:1000], x[1000:], x))
-    merged = _common._merged(a, b)
+    merged = checks.merged_estimate(a, b)
     assert merged.n == both.n
     assert math.isclose(merged.mean, both.mean, rel_tol=1e-12)
     assert math.isclose(merged.stderr, both.stderr, rel_tol=1e-12)

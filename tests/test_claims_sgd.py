@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import numerics.executors as executors
-import numerics.sgd.experiment as sgd_experiment
+import numerics.sgd.flow_gap as sgd_flow_gap_module
 import numerics.sgd.reduced as sgd_reduced
 from figures.verify import discover_claims
 
@@ -54,12 +54,12 @@ def test_determinism_claim_fails_when_the_serial_path_loses_the_run_order(monkey
 
 def test_flow_claim_fails_when_the_flow_reference_is_off(monkeypatch):
     # A reference off by 0.05 in kappa: the gap no longer vanishes with alpha.
-    flow = sgd_experiment.overlap_flow
+    flow = sgd_flow_gap_module.overlap_flow
 
     def shifted(*args, **kwargs):
         traj = flow(*args, **kwargs)
         return dataclasses.replace(traj, y=traj.y + np.array([0.05, 0, 0, 0, 0])[:, None])
 
-    monkeypatch.setattr(sgd_experiment, "overlap_flow", shifted)
+    monkeypatch.setattr(sgd_flow_gap_module, "overlap_flow", shifted)
     result = _claim("sgd-to-flow-order-1")(quick=True)
     assert result.status == "fail", result.measured_text

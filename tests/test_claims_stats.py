@@ -80,8 +80,8 @@ def test_symbolic_claims_fail_on_wrong_proofs(monkeypatch):
     monkeypatch.setattr(manifold, "manifold_invariance",
                         lambda: dataclasses.replace(good, flow_on_M=(0, sp.Symbol("x"), 0)))
     assert run("invariance-of-M-symbolic").status == "fail"
-    rates = manifold.local_rates_at_oracle()
-    monkeypatch.setattr(manifold, "local_rates_at_oracle",
+    rates = manifold.oracle_local_rates_symbolic()
+    monkeypatch.setattr(manifold, "oracle_local_rates_symbolic",
                         lambda: dataclasses.replace(rates, positive=(True, None)))
     assert run("oracle-local-rates").status == "fail"
     points = fp.fixed_points()

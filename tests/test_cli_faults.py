@@ -13,7 +13,7 @@ import pytest
 from figures.cli import main
 from figures.verify import Check, claim
 
-from test_pool import _descendants, _kill_group, _state, _wait_for
+from test_pool import descendants, kill_group, state, wait_for
 
 
 def _usage_error(argv, capsys):
@@ -113,7 +113,7 @@ def _start_slr(tmp_path):
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             start_new_session=True, env={**os.environ, "MPLBACKEND": "Agg"})
     # the two workers have started (their names are python processes under the parent)
-    assert _wait_for(lambda: len(_descendants(proc.pid)) >= 3, timeout=60)
+    assert wait_for(lambda: len(descendants(proc.pid)) >= 3, timeout=60)
     time.sleep(3)  # well inside the recipes' computation
     return proc
 
@@ -123,7 +123,7 @@ def _start_slr(tmp_path):
 def test_interrupted_run_stops_promptly_and_leaves_no_worker(tmp_path, signum, status):
     proc = _start_slr(tmp_path)
     try:
-        family = _descendants(proc.pid)
+        family = descendants(proc.pid)
         start = time.monotonic()
         os.kill(proc.pid, signum)
         proc.wait(timeout=30)
@@ -132,9 +132,9 @@ def test_interrupted_run_stops_promptly_and_leaves_no_worker(tmp_path, signum, s
         assert time.monotonic() - start < 10
         assert proc.returncode == status, proc.stderr.read()[-2000:]
         # A worker still starting up (importing) on a loaded machine notices at its initializer.
-        assert _wait_for(lambda: all(_state(p) != "alive" for p in family), timeout=30), \
-            [(p, _state(p), open(f"/proc/{p}/cmdline").read()[:90]) for p in family if _state(p) == "alive"]
+        assert wait_for(lambda: all(state(p) != "alive" for p in family), timeout=30), \
+            [(p, state(p), open(f"/proc/{p}/cmdline").read()[:90]) for p in family if state(p) == "alive"]
         leftovers = [p for p in tmp_path.rglob(".*.tmp")]
         assert leftovers == []
     finally:
-        _kill_group(proc.pid)
+        kill_group(proc.pid)

@@ -16,12 +16,14 @@ from scipy.stats import norm
 from numerics.montecarlo.bayes_risk import bayes_risk_mc
 from numerics.montecarlo.population_risk import population_risk_mc
 from numerics.montecarlo.risk_vs_d import risk_vs_d
-from theory import Overlaps, Problem, zeta
+from theory import Overlaps, zeta
 from theory.baselines import linear_risk, null_risk, oracle_best_lambda
 from theory.bayes import bayes_risk_quad
 from theory.corollary2 import (SEQUENCES, corollary2_rate, log_deviation_bound, oracle_excess,
                                oracle_excess_lower_bound, proportional_limit)
 from theory.zeta import ZETA_MAX_RELATIVE_ERROR
+from theory.parameters import Task
+from numerics.montecarlo.statistics import bonferroni_z
 
 ALPHA = 1e-3
 EPS64 = np.finfo(float).eps
@@ -30,7 +32,7 @@ D_FIT = np.logspace(4, 8, 17)
 
 
 def z_crit(m):
-    return norm.isf(ALPHA / (2 * m))
+    return bonferroni_z(ALPHA, int(m))
 
 
 def float_log_error(excess, gamma):
@@ -105,7 +107,7 @@ def test_counter_sequence_L_proportional_to_d(c):
     for d in (1e2, 1e3, 1e4, 1e6, 1e8):
         L = round(c * d)
         lb = oracle_excess_lower_bound(d, L, gamma)
-        best = oracle_best_lambda(Problem(d=int(d), L=L, gamma=gamma, lam=1.0)).risk
+        best = oracle_best_lambda(Task(d=int(d), L=L, gamma=gamma)).risk
         assert lb <= best * (1 + 1e-12)
         lower.append(lb)
     assert np.all(np.diff(lower) > 0) and lower[0] > 0
@@ -137,12 +139,12 @@ def test_risk_ordering(rng):
     eps = 0.2
     z = z_crit(3 * len(ORDER_POINTS))
     for d, L, gamma in ORDER_POINTS:
-        p = Problem(d=d, L=L, gamma=gamma, eps=eps, lam=1.0)
+        p = Task(d=d, L=L, gamma=gamma, eps=eps)
         bayes = bayes_risk_quad(p)
         opt = oracle_best_lambda(p)
         lin, null = float(linear_risk(p)), float(null_risk(p))
         assert eps**2 <= bayes.value < opt.risk < null and bayes.value < lin < null
-        oracle_mc = population_risk_mc(dataclasses.replace(p, lam=opt.lam), Overlaps.oracle(), 40_000, rng)
+        oracle_mc = population_risk_mc(p.with_lam(opt.lam), Overlaps.oracle(), 40_000, rng)
         assert abs(oracle_mc.mean - opt.risk) <= z * oracle_mc.stderr
         assert bayes.value <= oracle_mc.mean + z * oracle_mc.stderr
         bayes_mc = bayes_risk_mc(p, 20_000, rng)
@@ -150,8 +152,8 @@ def test_risk_ordering(rng):
 
 
 def test_risk_vs_d_quick_is_consistent_and_reproducible():
-    a = risk_vs_d(np.random.default_rng(7), d_max=10**5)
-    b = risk_vs_d(np.random.default_rng(7), d_max=10**5)
+    a = risk_vs_d(Task(d=2), np.random.default_rng(7), d_max=10**5)
+    b = risk_vs_d(Task(d=2), np.random.default_rng(7), d_max=10**5)
     for field in dataclasses.fields(a):
         assert np.array_equal(getattr(a, field.name), getattr(b, field.name), equal_nan=True)
     quad = ~np.isnan(a.bayes_quad)
@@ -161,7 +163,7 @@ def test_risk_vs_d_quick_is_consistent_and_reproducible():
     assert np.all(np.diff(a.oracle_best) < 0)
     z = z_crit(a.d_points.size)
     for d, mean, se in zip(a.d_points, a.oracle_mc_mean, a.oracle_mc_stderr):
-        exact = oracle_best_lambda(Problem(d=int(d), L=a.L, gamma=a.gamma, eps=a.eps, lam=1.0)).risk
+        exact = oracle_best_lambda(Task(d=int(d), L=a.L, gamma=a.gamma, eps=a.eps)).risk
         assert abs(mean - exact) <= z * se
     with pytest.raises(ValueError, match="size"):
-        risk_vs_d(np.random.default_rng(0), size="huge")
+        risk_vs_d(Task(d=2), np.random.default_rng(0), size="huge")

@@ -69,8 +69,8 @@ def test_infeasible_array_overlaps_give_a_short_message():
     lambda p, o: population_risk_grad(p, o),
     lambda p, o: population_risk_quad(p, o),
     lambda p, o: population_risk_mc(p, o, n=100, rng=np.random.default_rng(0)),
-    lambda p, o: overlap_pgd(o, d=p.d, lam=0.5, alpha=1e-3, steps=1),
-    lambda p, o: overlap_flow(o, d=p.d, lam=0.5, t_end=1.0),
+    lambda p, o: overlap_pgd(p, o, alpha=1e-3, n_steps=1),
+    lambda p, o: overlap_flow(p, o, t_end=1.0),
 ], ids=["closed", "grad", "quad", "mc", "pgd", "flow"])
 @pytest.mark.parametrize("d", [1, 2, 3])
 def test_overlaps_of_rank_above_d_are_rejected_by_every_route(route, d):
@@ -85,7 +85,7 @@ def test_overlaps_of_rank_at_most_d_are_accepted():
     assert int(gram_rank(in_plane)) == 2
     assert np.isfinite(population_risk(Problem(d=2, lam=0.5), in_plane))
     on_m = Overlaps(kappa=0.3, nu=0.2)
-    _raises_naming("d", lambda: manifold_flow(0.3, 0.2, d=3, lam=0.5, t_end=1.0))
+    _raises_naming("d", lambda: manifold_flow(Problem(d=3, lam=0.5), 0.3, 0.2, t_end=1.0))
     assert np.isfinite(population_risk(Problem(d=4, lam=0.5), on_m))
 
 
@@ -111,27 +111,28 @@ def test_array_overlaps_report_the_unrealisable_entry():
 @pytest.mark.parametrize("route", ["pgd", "flow"])
 def test_dynamics_reject_bad_starts(start, name, route):
     if route == "pgd":
-        call = lambda: overlap_pgd(start, d=100, lam=0.5, alpha=1e-3, steps=3)
+        call = lambda: overlap_pgd(Problem(d=100, lam=0.5), start, alpha=1e-3, n_steps=3)
     else:
-        call = lambda: overlap_flow(start, d=100, lam=0.5, t_end=1.0)
+        call = lambda: overlap_flow(Problem(d=100, lam=0.5), start, t_end=1.0)
     _raises_naming(name, call)
 
 
 def test_overlap_flow_accepts_a_tuple_like_overlap_pgd():
-    as_tuple = overlap_flow((0.3, 0.2, 0.1, -0.2, 0.15), d=100, lam=0.5, t_end=0.5)
-    as_overlaps = overlap_flow(GENERIC, d=100, lam=0.5, t_end=0.5)
+    as_tuple = overlap_flow(Problem(d=100, lam=0.5), (0.3, 0.2, 0.1, -0.2, 0.15), t_end=0.5)
+    as_overlaps = overlap_flow(Problem(d=100, lam=0.5), GENERIC, t_end=0.5)
     np.testing.assert_array_equal(as_tuple.y, as_overlaps.y)
 
 
 @pytest.mark.parametrize("kwargs, name", [
-    (dict(steps=True), "steps"), (dict(log_every=True), "log_every"), (dict(alpha="1e-3"), "alpha"),
+    (dict(n_steps=True), "n_steps"), (dict(log_every=True), "log_every"), (dict(alpha="1e-3"), "alpha"),
     (dict(d=np.array([100, 100])), "d"), (dict(alpha=np.full(5, 1e-3)), "alpha"),
     (dict(gamma=np.ones((3, 1))), "gamma"), (dict(d=True), "d"),
 ])
 def test_overlap_pgd_rejects_bad_arguments(kwargs, name):
     start = sample_initial_overlaps(100, 3, np.random.default_rng(0))
-    args = dict(d=100, lam=0.5, alpha=1e-3, steps=3) | kwargs
-    _raises_naming(name, lambda: overlap_pgd(start, **args))
+    args = dict(d=100, lam=0.5, alpha=1e-3, n_steps=3) | kwargs
+    fields = {k: args.pop(k) for k in ("d", "lam", "gamma") if k in args}
+    _raises_naming(name, lambda: overlap_pgd(Problem(**fields), start, **args))
 
 
 @pytest.mark.parametrize("kwargs, name", [
@@ -149,5 +150,6 @@ def test_sgd_rejects_bools_and_strings(kwargs, name):
 ])
 def test_flows_reject_bools_and_strings(kwargs, name):
     args = dict(d=100, lam=0.5, t_end=1.0) | kwargs
-    _raises_naming(name, lambda: overlap_flow(GENERIC, **args))
-    _raises_naming(name, lambda: manifold_flow(0.3, 0.2, **args))
+    fields = {k: args.pop(k) for k in ("d", "lam")}
+    _raises_naming(name, lambda: overlap_flow(Problem(**fields), GENERIC, **args))
+    _raises_naming(name, lambda: manifold_flow(Problem(**fields), 0.3, 0.2, **args))

@@ -11,18 +11,18 @@ import numpy as np
 import pytest
 
 import numerics.dynamics.pgd as pgd_module
-from numerics import PAPER_EXPERIMENTS, PaperSchedule, overlap_pgd, sample_initial_overlaps
+from numerics import PAPER_EXPERIMENTS, PaperSchedule, ScheduledProblem, overlap_pgd, sample_initial_overlaps
 from numerics.dynamics.experiments import initial_overlaps
 from numerics.dynamics.risk_partials import lambda_constants
-from numerics.kernels.pgd_step import GL_NODES, GL_WEIGHTS, N_CONSTANTS, _constants
-from theory.parameters import OVERLAP_NAMES, Overlaps
+from numerics.kernels.pgd_step import GL_NODES, GL_WEIGHTS, N_CONSTANTS, lambda_constants_kernel
+from theory.parameters import OVERLAP_NAMES, Overlaps, Problem
 
 EPS = np.finfo(float).eps
 GAMMA = np.sqrt(0.5)
 
 
-def _both(start, **kw):
-    return (overlap_pgd(start, engine="numpy", **kw), overlap_pgd(start, engine="kernel", **kw))
+def _both(problem, start, **kw):
+    return (overlap_pgd(problem, start, engine="numpy", **kw), overlap_pgd(problem, start, engine="kernel", **kw))
 
 
 def _assert_round_off(ref, ker, steps, d, L=10):
@@ -43,7 +43,7 @@ def _assert_round_off(ref, ker, steps, d, L=10):
 def test_constants_are_bit_identical(lam, d):
     ref = lambda_constants(float(d), 10.0, GAMMA, lam)
     out, x2, w = np.empty(N_CONSTANTS), np.empty(20), np.empty(20)
-    _constants(float(d), 10.0, GAMMA, lam, GL_NODES, GL_WEIGHTS, out, x2, w)
+    lambda_constants_kernel(float(d), 10.0, GAMMA, lam, GL_NODES, GL_WEIGHTS, out, x2, w)
     np.testing.assert_array_equal(out, ref.scalars)
     np.testing.assert_array_equal(x2, ref.gl_x2)
     np.testing.assert_array_equal(w, ref.gl_w)
@@ -53,8 +53,8 @@ def test_constants_are_bit_identical(lam, d):
 def test_paper_experiments_constant_lambda(index):
     """Rows 1-3 of the paper's experiments (30 runs each), first 2,000 steps."""
     c = PAPER_EXPERIMENTS[index]
-    kw = dict(d=c.d, L=c.L, gamma=c.gamma, lam=c.lam, alpha=c.alpha, steps=2000, log_every=100)
-    _assert_round_off(*_both(initial_overlaps(c), **kw), 2000, c.d)
+    kw = dict(alpha=c.alpha, n_steps=2000, log_every=100)
+    _assert_round_off(*_both(c.problem, initial_overlaps(c), **kw), 2000, c.d)
 
 
 def test_paper_schedule_experiment_until_its_instability():
@@ -63,8 +63,8 @@ def test_paper_schedule_experiment_until_its_instability():
     any two roundings separate exponentially after ~500 steps; the reference perturbed by one
     ulp does too. Before that the routes agree to round-off."""
     c = PAPER_EXPERIMENTS[3]
-    kw = dict(d=c.d, L=c.L, gamma=c.gamma, lam=c.lam, alpha=c.alpha, steps=400, log_every=20)
-    _assert_round_off(*_both(initial_overlaps(c), **kw), 400, c.d)
+    kw = dict(alpha=c.alpha, n_steps=400, log_every=20)
+    _assert_round_off(*_both(c.problem, initial_overlaps(c), **kw), 400, c.d)
 
 
 def test_all_experiments_batched_with_resume_and_block_boundaries(monkeypatch):
@@ -73,15 +73,15 @@ def test_all_experiments_batched_with_resume_and_block_boundaries(monkeypatch):
     block length changes nothing (bit-identical)."""
     configs = [(0.1, 4e-3), (0.9, 1e-3), (PaperSchedule(lam0=0.5), 2e-3), (PaperSchedule(lam0=1.0, rate=1e-2), 1e-3)]
     start = sample_initial_overlaps(400, 8, np.random.default_rng(5))
-    kw = dict(d=400, lam=[c[0] for c in configs for _ in range(2)],
-              alpha=np.repeat([c[1] for c in configs], 2), log_every=37)
-    first = _both(start, steps=150, **kw)
+    problem = ScheduledProblem(d=400, lam=[c[0] for c in configs for _ in range(2)])
+    kw = dict(alpha=np.repeat([c[1] for c in configs], 2), log_every=37)
+    first = _both(problem, start, n_steps=150, **kw)
     _assert_round_off(*first, 150, 400)
-    second = [overlap_pgd(f.state_at(-1), steps=300, start_step=150, engine=e, **kw)
+    second = [overlap_pgd(problem, f.state_at(-1), n_steps=300, start_step=150, engine=e, **kw)
               for f, e in zip(first, ("numpy", "kernel"))]
     _assert_round_off(*second, 450, 400)
     monkeypatch.setattr(pgd_module, "_KERNEL_BLOCK", 64)
-    small = overlap_pgd(first[1].state_at(-1), steps=300, start_step=150, engine="kernel", **kw)
+    small = overlap_pgd(problem, first[1].state_at(-1), n_steps=300, start_step=150, engine="kernel", **kw)
     for name in OVERLAP_NAMES + ("excess_risk", "lam"):
         np.testing.assert_array_equal(getattr(small, name), getattr(second[1], name))
 
@@ -96,7 +96,7 @@ def test_rank_deficient_starts(lam, alpha):
                    theta=[0.0, 0.0, 0.0, 0.6, 0.0], eta=[0.0, 0.0, 0.0, 0.8, 0.0],
                    rho=[0.0, 0.0, 0.0, 1.0, 0.0])
     start = Overlaps(**{k: np.r_[getattr(on_m, k), corners[k]] for k in OVERLAP_NAMES})
-    ref, ker = _both(start, d=400, lam=lam, alpha=alpha, steps=300, log_every=50)
+    ref, ker = _both(ScheduledProblem(d=400, lam=lam), start, alpha=alpha, n_steps=300, log_every=50)
     _assert_round_off(ref, ker, 300, 400)
     for name in ("theta", "eta", "rho"):
         assert np.all(getattr(ker, name)[:, :6] == 0)
@@ -107,17 +107,17 @@ def test_small_d_and_step_sizes_of_the_claims():
     start = sample_initial_overlaps(5, 4, np.random.default_rng(9))
     for d in (5, 50):
         for alpha in (4e-3, 5e-4):
-            _assert_round_off(*_both(start, d=d, lam=0.3, alpha=alpha, steps=500, log_every=100), 500, d)
+            _assert_round_off(*_both(Problem(d=d, lam=0.3), start, alpha=alpha, n_steps=500, log_every=100), 500, d)
     on_m = sample_initial_overlaps(2, 4, np.random.default_rng(9), on_manifold=True)
-    _assert_round_off(*_both(on_m, d=2, lam=0.3, alpha=1e-2, steps=500, log_every=100), 500, 2)
+    _assert_round_off(*_both(Problem(d=2, lam=0.3), on_m, alpha=1e-2, n_steps=500, log_every=100), 500, 2)
 
 
 def test_kernel_raises_on_non_finite_iterates_and_bad_engine():
     start = sample_initial_overlaps(400, 2, np.random.default_rng(1))
     with pytest.raises(FloatingPointError, match="non-finite"):
-        overlap_pgd(start, d=400, lam=0.1, alpha=1e200, steps=5, engine="kernel")
+        overlap_pgd(Problem(d=400, lam=0.1), start, alpha=1e200, n_steps=5, engine="kernel")
     with pytest.raises(ValueError, match="engine='fortran'"):
-        overlap_pgd(start, d=400, lam=0.1, alpha=1e-3, steps=5, engine="fortran")
+        overlap_pgd(Problem(d=400, lam=0.1), start, alpha=1e-3, n_steps=5, engine="fortran")
 
 
 @pytest.mark.slow
@@ -129,12 +129,12 @@ def test_paper_schedule_experiment_whole_run():
     c = PAPER_EXPERIMENTS[3]
     start = Overlaps(**{k: v[:10] for k, v in initial_overlaps(c).as_dict().items()})
     nudged = (np.nextafter(start.kappa, 2.0),) + start.as_tuple()[1:]
-    kw = dict(d=c.d, L=c.L, gamma=c.gamma, lam=c.lam, alpha=c.alpha, steps=c.steps, log_every=1000)
-    ref, ker = _both(start, **kw)
-    self_gap = np.max(np.abs(overlap_pgd(nudged, engine="numpy", **kw).kappa - ref.kappa), axis=1)
+    kw = dict(alpha=c.alpha, n_steps=c.n_steps, log_every=1000)
+    ref, ker = _both(c.problem, start, **kw)
+    self_gap = np.max(np.abs(overlap_pgd(c.problem, nudged, engine="numpy", **kw).kappa - ref.kappa), axis=1)
     gap = np.max(np.abs(ker.kappa - ref.kappa), axis=1)
-    assert np.max(gap) <= 10 * max(np.max(self_gap), 8 * EPS * c.steps)
-    tol = 8 * EPS * c.steps  # the stable-regime bound of the module docstring (measured: 4e-16)
+    assert np.max(gap) <= 10 * max(np.max(self_gap), 8 * EPS * c.n_steps)
+    tol = 8 * EPS * c.n_steps  # the stable-regime bound of the module docstring (measured: 4e-16)
     for name in OVERLAP_NAMES:
         assert np.max(np.abs(getattr(ref, name)[-1] - getattr(ker, name)[-1])) <= tol, name
     assert np.max(np.abs(ref.excess_risk[-1] - ker.excess_risk[-1])) <= 5 * (c.d + 200) * tol

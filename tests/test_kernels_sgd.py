@@ -10,7 +10,7 @@ most linearly over n steps (docs/math/kernels.md#reduced-sgd): the overlaps agre
 import numpy as np
 import pytest
 
-from numerics import PAPER_SGD, PaperSchedule, online_sgd_reduced, sample_initial_overlaps
+from numerics import PAPER_SGD, PaperSchedule, ScheduledProblem, online_sgd_reduced, sample_initial_overlaps
 from theory import OVERLAP_NAMES, Overlaps, Problem
 
 EPS = np.finfo(float).eps
@@ -37,18 +37,16 @@ def test_paper_sgd_configuration():
     eps = 0.1, fresh test risk), 30 runs from the sphere, first 2,000 steps."""
     c = PAPER_SGD
     start = sample_initial_overlaps(c.d, c.n_runs, np.random.default_rng(1))
-    _compare(c.problem(), start, 2000, c.batch_size, alpha=c.alpha, schedule=c.schedule(),
-             log_every=250, test_size=200)
+    _compare(c.problem, start, 2000, c.batch_size, alpha=c.alpha, log_every=250, test_size=200)
 
 
 @pytest.mark.parametrize("d", [4, 5, 6])
 @pytest.mark.parametrize("B, L", [(1, 2), (3, 4)])
 def test_smallest_dimensions(d, B, L):
     """d = 4 (no orthogonal part: the Bartlett variables are all zero) and d = 5 (a11 only)."""
-    problem = Problem(d=d, L=L, gamma=np.sqrt(0.5), eps=0.1, lam=1.5)
+    problem = ScheduledProblem(d=d, L=L, gamma=np.sqrt(0.5), eps=0.1, lam=PaperSchedule(lam0=1.5, rate=1e-3))
     start = sample_initial_overlaps(d, 5, np.random.default_rng(d))
-    _compare(problem, start, 1000, B, alpha=1e-2, schedule=PaperSchedule(lam0=1.5, rate=1e-3),
-             log_every=100, test_size=50)
+    _compare(problem, start, 1000, B, alpha=1e-2, log_every=100, test_size=50)
 
 
 def test_rank_deficient_starts():
@@ -80,11 +78,11 @@ def test_nonlinearity_members_on_the_kernel(sigma):
     from numerics.nonlinearity.sgd import online_sgd_reduced_sigma
 
     for d, steps in ((80, 2000), (4, 500)):
-        problem = Problem(d=d, L=10, gamma=np.sqrt(0.5), eps=0.1, lam=2.0)
+        problem = ScheduledProblem(d=d, L=10, gamma=np.sqrt(0.5), eps=0.1, lam=PaperSchedule(lam0=2.0))
         start = sample_initial_overlaps(d, 10, np.random.default_rng(3))
         runs = [online_sgd_reduced_sigma(problem, start, sigma, alpha=1e-3, n_steps=steps, batch_size=5,
-                                         rng=np.random.default_rng(5), schedule=PaperSchedule(lam0=2.0),
-                                         log_every=100, engine=e) for e in ("numpy", "kernel")]
+                                         rng=np.random.default_rng(5), log_every=100, engine=e)
+                for e in ("numpy", "kernel")]
         tol = 4 * 5 * 10 * steps * EPS
         diffs = {name: np.max(np.abs(getattr(runs[0], name) - getattr(runs[1], name))) for name in OVERLAP_NAMES}
         assert max(diffs.values()) > 0  # the compiled route ran (it sums in another order)

@@ -8,12 +8,12 @@ import tracemalloc
 
 import numpy as np
 import pytest
-from scipy.special import ndtri
 
 from numerics.montecarlo.geometry import vectors_from_overlaps
 from numerics.montecarlo.population_risk import Estimate, population_risk_mc, risk_mc_from_vectors
 from numerics.montecarlo.task import attention_predictor, sample_sequences
 from theory import Overlaps, Problem, population_risk
+from numerics.montecarlo.statistics import bonferroni_z
 
 EPS = np.finfo(float).eps
 
@@ -71,7 +71,7 @@ def test_ten_million_samples(rng):
     overlaps = Overlaps(kappa=0.3, nu=0.2, theta=0.1, eta=-0.2, rho=0.15)
     est = population_risk_mc(problem, overlaps, n=10**7, rng=rng)
     assert est.n == 10**7
-    assert abs(est.z(float(population_risk(problem, overlaps)))) <= ndtri(1 - 1e-3 / 2)
+    assert abs(est.z(float(population_risk(problem, overlaps)))) <= bonferroni_z(1e-3)
 
 
 @pytest.mark.parametrize("kwargs, field", [

@@ -8,7 +8,7 @@ import pytest
 
 from theory import Overlaps, Problem
 from theory.nonlinearity import NONLINEARITY_NAMES, population_risk_sigma_quad
-from theory.nonlinearity.invariance import _gaussian_density, m_invariance_proof
+from theory.nonlinearity.invariance import gaussian_density, m_invariance_proof
 
 
 def test_symbolic_proof_holds():
@@ -24,7 +24,7 @@ def test_symbolic_check_detects_a_false_step():
 
     def dens(t, e, r, bb):
         G = sp.Matrix([[1, r, e], [r, 1, nu], [e, nu, 1]])
-        return _gaussian_density(sp.Matrix([a, bb, y]), sp.Matrix([0, t, 0]), G)
+        return gaussian_density(sp.Matrix([a, bb, y]), sp.Matrix([0, t, 0]), G)
     residual = dens(th, et, rh, b) - dens(-th, -et, -rh, -b)
     values = {a: 0.3, b: 0.7, y: -0.4, th: 0.1, et: 0.2, rh: 0.1, nu: 0.5}
     assert abs(float(residual.subs(values))) > 1e-3

@@ -5,8 +5,8 @@ import dataclasses
 import numpy as np
 import pytest
 
-from test_risk_routes import _closed_form_floor
-from theory import Overlaps, Problem, oracle_risk
+from theory.risk_roundoff import population_risk_roundoff
+from theory import Overlaps, Problem, Task, oracle_risk
 from theory.nonlinearity import NONLINEARITY_NAMES, population_risk_sigma_quad
 from theory.nonlinearity.oracle import oracle_best_lambda_sigma, oracle_excess_sigma
 
@@ -17,7 +17,7 @@ def test_erf_oracle_excess_is_theorem_1(d, L, gamma, lam):
     problem = Problem(d=d, L=L, gamma=gamma, lam=lam)
     q = oracle_excess_sigma(problem, "erf")
     closed = float(oracle_risk(problem))
-    assert abs(q.value - closed) <= q.abserr + float(_closed_form_floor(problem, Overlaps.oracle()))
+    assert abs(q.value - closed) <= q.abserr + float(population_risk_roundoff(problem, Overlaps.oracle()))
 
 
 @pytest.mark.parametrize("name", NONLINEARITY_NAMES)
@@ -31,10 +31,10 @@ def test_oracle_excess_equals_the_general_risk_route(name):
 
 def test_best_lambda_is_a_minimum():
     """The excess at lambda* is below its value at lambda* e^(+-0.1) (an interior minimum)."""
-    problem = Problem(d=64, L=10, lam=1.0)
+    task = Task(d=64, L=10)
     for name in ("erf", "softmax"):
-        opt = oracle_best_lambda_sigma(problem, name)
+        opt = oracle_best_lambda_sigma(task, name)
         assert opt.interior
         for f in (np.exp(-0.1), np.exp(0.1)):
-            other = oracle_excess_sigma(dataclasses.replace(problem, lam=opt.lam * f), name)
+            other = oracle_excess_sigma(task.with_lam(opt.lam * f), name)
             assert opt.excess.value < other.value

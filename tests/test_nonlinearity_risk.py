@@ -8,7 +8,8 @@ import pytest
 from scipy.special import ndtri
 
 from numerics.nonlinearity import population_risk_sigma_mc
-from test_risk_routes import _closed_form_floor, _gradient_floor, _random_point
+from test_risk_routes import gradient_floor, random_point
+from theory.risk_roundoff import population_risk_roundoff
 from theory import OVERLAP_NAMES, Overlaps, Problem, population_risk, population_risk_grad
 from theory.nonlinearity import (NONLINEARITY_NAMES, population_risk_sigma,
                                  population_risk_sigma_grad, population_risk_sigma_quad)
@@ -39,10 +40,10 @@ def test_erf_quadrature_equals_closed_form_at_random_points(rng):
     over d in [2, 1e5], L in [1, 1000], lambda in [1e-3, 10], gamma in [1e-2, 10], on and off M."""
     worst = 0.0
     for i in range(60):
-        problem, overlaps = _random_point(rng, i)
+        problem, overlaps = random_point(rng, i)
         q = population_risk_sigma_quad(problem, overlaps, "erf")
         closed = float(population_risk(problem, overlaps))
-        tol = q.abserr + float(_closed_form_floor(problem, overlaps))
+        tol = q.abserr + float(population_risk_roundoff(problem, overlaps))
         assert abs(q.value - closed) <= tol, (problem, overlaps, q, closed)
         worst = max(worst, abs(q.value - closed) / tol)
     assert worst > 0
@@ -51,11 +52,11 @@ def test_erf_quadrature_equals_closed_form_at_random_points(rng):
 def test_erf_gradient_by_quadrature_equals_closed_form(rng):
     """Price's-theorem partials (quadrature) against theory.risk.population_risk_grad."""
     for i in range(30):
-        problem, overlaps = _random_point(rng, i)
+        problem, overlaps = random_point(rng, i)
         quad = population_risk_sigma_grad(problem, overlaps, "erf")
         closed = population_risk_grad(problem, overlaps)
         for name in OVERLAP_NAMES:
-            tol = quad[name].abserr + float(_gradient_floor(problem, name))
+            tol = quad[name].abserr + float(gradient_floor(problem, name))
             assert abs(quad[name].value - float(closed[name])) <= tol, (name, problem, overlaps)
 
 
@@ -76,7 +77,7 @@ def _linear_risk(problem, o):
 def test_linear_member_equals_isserlis(rng):
     """Tolerance: abserr plus 64 ulps of the sum of the magnitudes of the Isserlis terms."""
     for i in range(30):
-        problem, overlaps = _random_point(rng, i, L_range=(1, 100), lam_range=(1e-3, 3.0))
+        problem, overlaps = random_point(rng, i, L_range=(1, 100), lam_range=(1e-3, 3.0))
         q = population_risk_sigma_quad(problem, overlaps, "linear")
         exact = _linear_risk(problem, overlaps)
         s, L = np.sqrt(problem.d / 2), problem.L
@@ -136,12 +137,12 @@ def test_quadrature_equals_monte_carlo_wide_ranges(rng):
     cases = []
     for name in NONLINEARITY_NAMES:
         for i in range(4):
-            problem, overlaps = _random_point(rng, i, d_range=(2, 1e4), L_range=(1, 20),
+            problem, overlaps = random_point(rng, i, d_range=(2, 1e4), L_range=(1, 20),
                                               lam_range=(0.05, 3.0), gamma_range=(0.1, 3.0))
             cases.append((problem, overlaps, name))
     for L in (2, 10, 100):
         for i in range(2):
-            problem, overlaps = _random_point(rng, i, d_range=(2, 1e4), L_range=(L, L),
+            problem, overlaps = random_point(rng, i, d_range=(2, 1e4), L_range=(L, L),
                                               lam_range=(0.05, 5.0), gamma_range=(0.1, 3.0))
             cases.append((problem, overlaps, "softmax"))
     z_crit = _bonferroni_z(len(cases))

@@ -9,7 +9,8 @@ import numerics.sgd.reduced as sr
 from numerics import vectors_from_overlaps
 from numerics.nonlinearity.sgd import (MinibatchLossGrad, ReducedCoefficients, online_sgd_full_sigma,
                                        online_sgd_reduced_sigma)
-from numerics.sgd.full import _sphere_step, minibatch_loss_grad, sample_batch
+from numerics.sgd.full import sphere_step, minibatch_loss_grad, sample_batch
+from numerics.sgd.frame import frame_overlaps
 from numerics.sgd.reduced import cholesky_coordinates
 from theory import OVERLAP_NAMES, Overlaps, Problem
 
@@ -46,7 +47,7 @@ def test_softmax_one_step_matches_the_full_step_on_the_same_samples(rng):
     basis = np.stack([ks, vs, f3, f4])
     X, Y = sample_batch([rng], ks[None], vs[None], B, L, gamma, eps)
     _, g_k, g_v = MinibatchLossGrad("softmax")(X, Y, k[None], v[None], lam)
-    k1, v1 = _sphere_step(k[None], g_k, alpha), _sphere_step(v[None], g_v, alpha)
+    k1, v1 = sphere_step(k[None], g_k, alpha), sphere_step(v[None], g_v, alpha)
     x = np.einsum("rnd,id->rin", X.reshape(1, B * L, d), basis)
     PQ, CE = ReducedCoefficients("softmax")(KV, x, Y, lam, 2.0 / B, B)
     X_perp = X.reshape(1, B * L, d) - np.einsum("rin,id->rnd", x, basis)
@@ -56,7 +57,7 @@ def test_softmax_one_step_matches_the_full_step_on_the_same_samples(rng):
     w6 = np.linalg.norm(w - w5 * u / nu_)
     KV1 = sr._advance(KV, x, PQ, CE, alpha, np.array([-alpha * nu_]), np.array([-alpha * w5]),
                       np.array([-alpha * w6]), np.zeros((1, 2, 6)))
-    got = sr._overlaps(KV1)
+    got = frame_overlaps(KV1)
     want = dict(kappa=k1[0] @ ks, nu=v1[0] @ vs, theta=v1[0] @ ks, eta=k1[0] @ vs, rho=k1[0] @ v1[0])
     for name in OVERLAP_NAMES:   # O(1) numbers, different summation orders: 64 eps as for erf
         assert abs(float(got[name][0]) - float(want[name])) <= 64 * EPS, name

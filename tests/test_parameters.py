@@ -126,3 +126,29 @@ def test_gram_matrix_is_that_of_the_vectors(rng):
     assert G.shape == (4, 4)
     assert np.max(np.abs(G - vectors @ vectors.T)) <= 4 * EPS
     assert gram_matrix(np.zeros((3, 2)), 0, 0, 0, 0).shape == (3, 2, 4, 4)
+
+
+@pytest.mark.parametrize("d", [2, 3])
+def test_nearest_feasible_in_r_d_maps_drifted_overlaps_to_rank_d_and_keeps_realisable_ones(d, rng):
+    """Overlaps of unit vectors in R^d, drifted by 1e-9 (an integrator's error), have a Gram rank
+    above d; nearest_feasible(..., d=d) returns overlaps of rank <= d within a few drifts of them
+    (the projection moves each overlap by O(the dropped eigenvalue), module docstring), and returns
+    realisable, PSD ones (and M) bit for bit."""
+    from theory.feasible import nearest_feasible
+    from theory.parameters import gram_rank
+
+    k, v = (x / np.linalg.norm(x, axis=-1, keepdims=True) for x in rng.standard_normal((2, 200, d)))
+    exact = np.stack([k[:, 0], v[:, 1], v[:, 0], k[:, 1], np.sum(k * v, axis=-1)])
+    drifted = exact + 1e-9 * rng.standard_normal(exact.shape)
+    eig = np.linalg.eigvalsh(gram_matrix(*drifted))
+    assert np.mean((eig[:, -d - 1] > 64 * np.finfo(float).eps) | (eig[:, 0] < 0)) > 0.9   # not vacuous
+    mapped = np.stack(nearest_feasible(*drifted, d=d))
+    assert np.all(gram_rank(Overlaps(**dict(zip(OVERLAP_NAMES, mapped)))) <= d)
+    assert np.max(np.abs(mapped - exact)) <= 1e-7     # a few drifts, far from O(1)
+    kept = np.stack(nearest_feasible(*exact, d=d))
+    eig = np.linalg.eigvalsh(gram_matrix(*exact))
+    realisable = (eig[:, -d - 1] <= 64 * np.finfo(float).eps) & (eig[:, 0] >= 0)
+    assert np.sum(realisable) > 10
+    np.testing.assert_array_equal(kept[:, realisable], exact[:, realisable])
+    on_m = nearest_feasible(1.0, 0.3, 0.0, 0.0, 0.0, d=3)
+    assert on_m == (1.0, 0.3, 0.0, 0.0, 0.0)

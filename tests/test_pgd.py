@@ -10,13 +10,15 @@ from numerics.dynamics.experiments import PAPER_EXPERIMENTS, run_population_expe
 from numerics.montecarlo.geometry import overlaps_from_vectors, vectors_from_overlaps
 from numerics.dynamics.initial import sample_initial_overlaps, sample_initial_vectors
 from numerics.dynamics.risk_partials import lambda_constants, partials, zeta_lean
-from numerics.dynamics.overlap_steps import pgd_map
-from numerics.dynamics.pgd import lambda_table, overlap_pgd
+from numerics.dynamics.overlap_steps import pgd_step
+from numerics.dynamics.pgd import lambda_table, overlap_pgd, pgd_route_gap_bound
 from numerics.dynamics.pgd_vectors import vector_pgd
 from numerics.dynamics.schedules import PaperSchedule
 from theory.parameters import OVERLAP_NAMES, Overlaps
 from theory.risk import risk_grad_from_arrays
 from theory.zeta import ZETA_MAX_RELATIVE_ERROR, zeta
+from numerics.dynamics.schedules import ScheduledProblem
+from theory.parameters import Problem
 
 EPS = np.finfo(float).eps
 GAMMA = np.sqrt(0.5)
@@ -51,15 +53,15 @@ def test_lean_partials_match_theory(lam, d, rng):
 
 
 def test_one_step_matches_vectors(rng):
-    """pgd_map at random feasible points vs one explicit vector step built in R^6."""
+    """pgd_step at random feasible points vs one explicit vector step built in R^6."""
     for _ in range(20):
         o = sample_initial_overlaps(6, 1, rng)
         point = Overlaps(**{k: float(v[0]) for k, v in o.as_dict().items()})
         k, v, ks, vs = vectors_from_overlaps(point, 6, rng)
         lam, alpha = 0.4, 0.01
-        one = vector_pgd(k, v, ks, vs, lam=lam, alpha=alpha, steps=1).log
+        one = vector_pgd(Problem(d=6, lam=lam), k, v, ks, vs, alpha=alpha, n_steps=1).log
         grads = risk_grad_from_arrays(6.0, 10.0, GAMMA, 0.0, lam, *point.as_tuple())
-        new = pgd_map(alpha, *point.as_tuple(), *grads)
+        new = pgd_step(alpha, *point.as_tuple(), *grads)
         # one step: a few roundings on unit-size quantities on each side
         assert np.max(np.abs(np.array(new) - np.array(one.state_at(-1))[:, 0])) < 32 * EPS
 
@@ -79,15 +81,15 @@ def _equivalence_runs(d, rng):
 
 @pytest.mark.parametrize("d", [20, 400])
 def test_overlap_pgd_equals_vector_pgd(d, rng):
-    """1e4 steps: per-step roundoff ~ 1e-16 on each route, accumulated over 1e4 steps of a
-    non-expanding map, gives <= 1e-12 (docs/math/dynamics.md#pgd-step-in-overlaps: the recursion is exact for every d)."""
+    """1e4 steps: the routes drift apart by at most eps per step (``pgd_route_gap_bound``, the
+    bound the claim definition1-overlap-vs-vector uses; paper Definition 1: the recursion is exact for every d)."""
     vecs, lam, alpha = _equivalence_runs(d, rng)
     steps = 10_000
-    ref = vector_pgd(*vecs, lam=lam, alpha=alpha, steps=steps, log_every=1000).log
-    ours = overlap_pgd(overlaps_from_vectors(*vecs), d=d, lam=lam, alpha=alpha, steps=steps,
+    ref = vector_pgd(ScheduledProblem(d=d, lam=lam), *vecs, alpha=alpha, n_steps=steps, log_every=1000).log
+    ours = overlap_pgd(ScheduledProblem(d=d, lam=lam), overlaps_from_vectors(*vecs), alpha=alpha, n_steps=steps,
                        log_every=1000)
     np.testing.assert_array_equal(ours.steps, ref.steps)
-    assert _max_diff(ours, ref) < 1e-12
+    assert _max_diff(ours, ref) <= pgd_route_gap_bound(steps)
     np.testing.assert_allclose(ours.excess_risk, ref.excess_risk, rtol=0, atol=1e-12)
     np.testing.assert_array_equal(ours.lam, ref.lam)
 
@@ -98,8 +100,8 @@ def test_step_size_instability_is_the_map_not_the_code():
     there (a period-2 instability off M: alpha times the curvature exceeds 2). Measured on the
     overlap map along three runs (central differences, error ~1e-7, far below the margin)."""
     start = sample_initial_overlaps(400, 3, np.random.default_rng(11))
-    log = overlap_pgd(start, d=400, lam=1.0, alpha=4e-3, steps=1000, log_every=50)
-    step = lambda y: np.array(pgd_map(4e-3, *y, *risk_grad_from_arrays(400.0, 10.0, GAMMA, 0.0, 1.0, *y)))
+    log = overlap_pgd(Problem(d=400, lam=1.0), start, alpha=4e-3, n_steps=1000, log_every=50)
+    step = lambda y: np.array(pgd_step(4e-3, *y, *risk_grad_from_arrays(400.0, 10.0, GAMMA, 0.0, 1.0, *y)))
     h, lowest = 1e-7, np.inf
     for i in range(len(log.steps)):
         for x in np.array(log.state_at(i)).T:
@@ -111,30 +113,30 @@ def test_step_size_instability_is_the_map_not_the_code():
 def test_manifold_is_exactly_invariant(rng):
     o = sample_initial_overlaps(400, 10, rng, on_manifold=True)
     for lam, alpha in [(0.1, 4e-3), (0.9, 1e-3), (PaperSchedule(lam0=1.0), 4e-3)]:
-        log = overlap_pgd(o, d=400, lam=lam, alpha=alpha, steps=2000, log_every=500)
+        log = overlap_pgd(ScheduledProblem(d=400, lam=lam), o, alpha=alpha, n_steps=2000, log_every=500)
         assert np.all(log.theta == 0) and np.all(log.eta == 0) and np.all(log.rho == 0)
 
 
 def test_resume_and_schedule_forms_are_identical(rng):
     o = sample_initial_overlaps(50, 4, rng)
     sched = PaperSchedule(lam0=0.7, rate=1e-3)
-    whole = overlap_pgd(o, d=50, lam=sched, alpha=2e-3, steps=700, log_every=100)
-    first = overlap_pgd(o, d=50, lam=sched, alpha=2e-3, steps=300, log_every=100)
-    second = overlap_pgd(first.state_at(-1), d=50, lam=sched, alpha=2e-3, steps=400,
+    whole = overlap_pgd(ScheduledProblem(d=50, lam=sched), o, alpha=2e-3, n_steps=700, log_every=100)
+    first = overlap_pgd(ScheduledProblem(d=50, lam=sched), o, alpha=2e-3, n_steps=300, log_every=100)
+    second = overlap_pgd(ScheduledProblem(d=50, lam=sched), first.state_at(-1), alpha=2e-3, n_steps=400,
                          log_every=100, start_step=300)
     joined = first.followed_by(second)
     np.testing.assert_array_equal(joined.steps, whole.steps)
     assert _max_diff(joined, whole) == 0
-    callable_form = overlap_pgd(o, d=50, lam=lambda t: 0.7 / (1 + 1e-3 * np.asarray(t)), alpha=2e-3,
-                                steps=700, log_every=100)
-    per_run = overlap_pgd(o, d=50, lam=[sched] * 4, alpha=2e-3, steps=700, log_every=100)
+    callable_form = overlap_pgd(ScheduledProblem(d=50, lam=lambda t: 0.7 / (1 + 1e-3 * np.asarray(t))), o,
+                                alpha=2e-3, n_steps=700, log_every=100)
+    per_run = overlap_pgd(ScheduledProblem(d=50, lam=[sched] * 4), o, alpha=2e-3, n_steps=700, log_every=100)
     assert _max_diff(callable_form, whole) == 0 and _max_diff(per_run, whole) == 0
     np.testing.assert_allclose(whole.lam[:, 0], sched(whole.steps), rtol=EPS)
 
 
 def test_logging_layout(rng):
     o = sample_initial_overlaps(20, 3, rng)
-    log = overlap_pgd(o, d=20, lam=0.3, alpha=1e-2, steps=250, log_every=100)
+    log = overlap_pgd(Problem(d=20, lam=0.3), o, alpha=1e-2, n_steps=250, log_every=100)
     np.testing.assert_array_equal(log.steps, [0, 100, 200, 250])
     assert log.kappa.shape == log.excess_risk.shape == (4, 3)
     np.testing.assert_array_equal(log.kappa[0], o.kappa)
@@ -144,32 +146,33 @@ def test_logging_layout(rng):
 
 def test_batched_experiments_equal_single_runs():
     """Vectorising over experiments does not change any run (stable regimes, shortened)."""
-    configs = [dataclasses.replace(c, steps=s, n_runs=3)
+    configs = [dataclasses.replace(c, n_steps=s, n_runs=3)
                for c, s in zip(PAPER_EXPERIMENTS[:3], (300, 500, 400))]
     together = run_population_experiments(configs, log_every=100)
     for c, res in zip(configs, together):
         alone = run_population_experiment(c, log_every=100)
         np.testing.assert_array_equal(res.log.steps, alone.log.steps)
         assert _max_diff(res.log, alone.log) == 0
-        assert res.log.steps[-1] == c.steps
+        assert res.log.steps[-1] == c.n_steps
 
 
 @pytest.mark.parametrize("bad, name", [
-    (dict(steps=-1), "steps"), (dict(steps=1.5), "steps"), (dict(log_every=0), "log_every"),
+    (dict(n_steps=-1), "n_steps"), (dict(n_steps=1.5), "n_steps"), (dict(log_every=0), "log_every"),
     (dict(alpha=0.0), "alpha"), (dict(alpha=np.nan), "alpha"), (dict(d=0), "d"),
     (dict(lam=-1.0), "lam"), (dict(lam=lambda t: 0.0 * t), "lam"), (dict(lam=[0.1, 0.2]), "lam"),
 ])
 def test_bad_input(bad, name):
     o = Overlaps(kappa=np.zeros(3), nu=np.zeros(3))
-    args = dict(d=10, lam=0.1, alpha=0.01, steps=5) | bad
+    args = dict(d=10, lam=0.1, alpha=0.01, n_steps=5) | bad
+    problem = {k: args.pop(k) for k in ("d", "lam")}
     with pytest.raises(ValueError, match=name):
-        overlap_pgd(o, **args)
+        overlap_pgd(ScheduledProblem(**problem), o, **args)
 
 
 def test_nonfinite_iterate_raises():
     o = Overlaps(kappa=np.array([0.1]), nu=np.array([0.1]), theta=np.array([0.1]))
     with pytest.raises(FloatingPointError, match="alpha"):
-        overlap_pgd(o, d=400, lam=1.0, alpha=1e200, steps=3, log_every=1)
+        overlap_pgd(Problem(d=400, lam=1.0), o, alpha=1e200, n_steps=3, log_every=1)
 
 
 def test_lambda_table_shapes():
@@ -184,7 +187,8 @@ def test_logged_states_stay_feasible_in_the_paper_settings(monkeypatch):
     projection did act (the drift is real) and moved no overlap by more than 1e-12 (the drift of
     2e4 steps of a few ulps each: <= 2e4 * 16 eps = 7e-11 in the worst case, ~1e-13 measured)."""
     import numerics.dynamics.pgd as pgd_module
-    from theory.parameters import gram_matrix, nearest_feasible
+    from theory.feasible import nearest_feasible
+    from theory.parameters import gram_matrix
 
     changes = []
 
@@ -193,10 +197,9 @@ def test_logged_states_stay_feasible_in_the_paper_settings(monkeypatch):
         changes.append(max(float(np.max(np.abs(a - b))) for a, b in zip(out, state)))
         return out
     monkeypatch.setattr(pgd_module, "nearest_feasible", spy)
-    config = dataclasses.replace(PAPER_EXPERIMENTS[2], n_runs=64, steps=20_000)
+    config = dataclasses.replace(PAPER_EXPERIMENTS[2], n_runs=64, n_steps=20_000)
     start = sample_initial_overlaps(config.d, config.n_runs, np.random.default_rng(3))
-    log = overlap_pgd(start, d=config.d, lam=config.lam, alpha=config.alpha, steps=config.steps,
-                      log_every=2000)
+    log = overlap_pgd(config.problem, start, alpha=config.alpha, n_steps=config.n_steps, log_every=2000)
     eig = np.linalg.eigvalsh(gram_matrix(*(getattr(log, n) for n in OVERLAP_NAMES)))[..., 0]
     assert np.min(eig) >= -64 * EPS
     assert log.final.kappa.shape == (64,)           # validated Overlaps: no ValueError

@@ -57,10 +57,10 @@ def _run_script(tmp_path, text, *args, timeout):
     except subprocess.TimeoutExpired:
         return None, "", ""
     finally:
-        _kill_group(proc.pid)
+        kill_group(proc.pid)
 
 
-def _kill_group(pgid):
+def kill_group(pgid):
     try:
         os.killpg(pgid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -99,7 +99,7 @@ def test_ordered_map_keeps_order_and_raises_the_task_error():
         WorkerPool(True)
 
 
-def _state(pid):
+def state(pid):
     """'gone', 'zombie' or 'alive' (a zombie has exited; its reaper may not be running)."""
     try:
         with open(f"/proc/{pid}/stat") as fh:
@@ -108,7 +108,7 @@ def _state(pid):
         return "gone"
 
 
-def _descendants(pid):
+def descendants(pid):
     children = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -126,7 +126,7 @@ def _descendants(pid):
     return found
 
 
-def _wait_for(predicate, timeout, period=0.1):
+def wait_for(predicate, timeout, period=0.1):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():
@@ -169,16 +169,16 @@ def test_killed_parent_leaves_no_worker_and_no_temporary_file(tmp_path, signum):
     try:
         assert proc.stdout.readline().strip() == "writing"
         assert proc.stdout.readline().strip() == "writing"  # both workers hold a temporary file
-        family = _descendants(proc.pid)
+        family = descendants(proc.pid)
         assert len(list(folder.glob(".*.tmp"))) == 2 and len(family) >= 2
         start = time.monotonic()
         os.kill(proc.pid, signum)
         proc.wait(timeout=30)
         # Workers notice within the watchdog period plus the grace period of numerics.pool (2.5 s).
-        assert _wait_for(lambda: all(_state(p) != "alive" for p in family), timeout=15), \
-            [(p, _state(p)) for p in family]
+        assert wait_for(lambda: all(state(p) != "alive" for p in family), timeout=15), \
+            [(p, state(p)) for p in family]
         stopped = time.monotonic() - start
         assert list(folder.iterdir()) == []  # no temporary file, and no half-written output
         assert stopped < 10
     finally:
-        _kill_group(proc.pid)
+        kill_group(proc.pid)

@@ -72,12 +72,12 @@ def test_online_sgd_data(quick_runs):
 def test_online_sgd_quick_runs_are_the_first_runs_of_the_full_experiment(quick_runs):
     # Run r starts from child 0 of SeedSequence(seed).spawn(n_runs)[r] whatever n_runs and the
     # chunking: the quick runs' initial overlaps are those of the full experiment's first runs.
-    from figures.recipes.training_online_sgd import _config
+    from figures.recipes.training_online_sgd import experiment_config
     from numerics.sgd.experiment import run_sgd_experiment
 
     recipe, p, data, _ = quick_runs["training_online_sgd"]
     full = recipe.params(False)
-    start = run_sgd_experiment(dataclasses.replace(_config(full), n_steps=0, test_size=0)).trajectory
+    start = run_sgd_experiment(dataclasses.replace(experiment_config(full), n_steps=0, test_size=0)).trajectory
     n = p["n_runs"]
     assert np.array_equal(data["abs_kappa"][0], np.abs(start.kappa[0, :n]))
     assert np.array_equal(data["abs_nu"][0], np.abs(start.nu[0, :n]))

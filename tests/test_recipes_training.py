@@ -12,8 +12,8 @@ import pytest
 
 from figures.runner import progress_factory
 
-from figures.recipes import _training_panels as panels
-from figures.recipes import _training_plot
+from figures import training_panels as panels
+from figures import training_plot
 from figures.registry import Recipe, discover_recipes
 from figures.style import figure_style
 from numerics.dynamics.experiments import PAPER_EXPERIMENTS, initial_overlaps
@@ -68,12 +68,12 @@ def test_full_parameters_are_the_papers(name, row):
 @pytest.mark.parametrize("name", MODULES)
 def test_cache_key_covers_the_helper_and_its_imports(name):
     recipe = Recipe.from_module(_module(name))
-    assert "figures.recipes._training_panels" in recipe.code_modules
+    assert "figures.training_panels" in recipe.code_modules
     source = open(panels.__file__).read()
     imported = set(re.findall(r"from (numerics\.\w+|theory\.\w+) import", source))
     assert imported <= set(recipe.code_modules), imported - set(recipe.code_modules)
     # the drawing helper is not part of the key: restyling does not recompute
-    assert "figures.recipes._training_plot" not in recipe.code_modules and recipe.name == name
+    assert "figures.training_plot" not in recipe.code_modules and recipe.name == name
 
 
 @pytest.mark.parametrize("name, row", MODULES.items())
@@ -123,9 +123,9 @@ def test_plot_has_four_panels_and_says_what_the_band_is(quick_data, name):
     assert len(axes) == 4
     (legend,) = fig.legends                     # one legend, below the panels
     legend_texts = [t.get_text() for t in legend.get_texts()]
-    assert _training_plot.BAND in legend_texts and any("oracle" in t for t in legend_texts)
+    assert training_plot.BAND in legend_texts and any("oracle" in t for t in legend_texts)
     # each group of runs is named with its size; the title names the paper's experiment
-    counts = {name: len(runs) for name, runs in _training_plot.groups(data).items()}
+    counts = {name: len(runs) for name, runs in training_plot.groups(data).items()}
     for group, n in counts.items():
         assert f"{group} ({n}/{p['n_runs']} runs)" in legend_texts
     assert sum(counts.values()) == p["n_runs"]
@@ -135,9 +135,9 @@ def test_plot_has_four_panels_and_says_what_the_band_is(quick_data, name):
 
 def test_groups_split_the_runs_by_alignment():
     data = {"aligned": np.array([1, 0, 1, 1, 0])}
-    found = _training_plot.groups(data)
+    found = training_plot.groups(data)
     assert found["aligned"].tolist() == [0, 2, 3] and found["not aligned"].tolist() == [1, 4]
-    assert list(_training_plot.groups({"aligned": np.ones(3)})) == ["aligned"]
+    assert list(training_plot.groups({"aligned": np.ones(3)})) == ["aligned"]
 
 
 def test_full_init_on_m_aligns_every_run():

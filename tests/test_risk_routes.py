@@ -7,68 +7,21 @@ import mpmath
 import numpy as np
 import pytest
 from scipy.integrate import quad
-from scipy.special import ndtri
 
 from numerics.montecarlo.geometry import vectors_from_overlaps
 from numerics.montecarlo.population_risk import population_risk_mc, risk_mc_from_vectors
 from numerics.montecarlo.task import attention_predictor, sample_task
-from theory import (OVERLAP_NAMES, Overlaps, Problem, gate_correlation, oracle_risk,
+from theory import (OVERLAP_NAMES, Overlaps, Problem, oracle_risk,
                     population_risk, population_risk_grad)
 from theory.risk import risk_from_arrays
 from theory.risk_quad import population_risk_quad
-from theory.zeta import ZETA_MAX_RELATIVE_ERROR
+from numerics.montecarlo.statistics import bonferroni_z, power_z
+from theory.risk_roundoff import population_risk_roundoff
 
 EPS = np.finfo(float).eps
-SQRT_PI = np.sqrt(np.pi)
-ERF1_MAX = 2 / SQRT_PI                           # sup |erf'|
-ERF2_MAX = 2 / SQRT_PI * np.sqrt(2 / np.e)       # sup |erf''|, at x = 1/sqrt(2)
 ALPHA = 1e-3                                     # family-wise false-failure rate of each MC test
-Z_POWER = ndtri(0.99)                            # power 0.99 against the effect size below
+Z_POWER = power_z(0.99)                          # power 0.99 against the effect size below
 EFFECT = 0.01                                    # a 1% error in the risk must be detectable
-
-
-def _bonferroni_z(m):
-    """Two-sided critical value for m simultaneous z-tests at family-wise rate ALPHA."""
-    return ndtri(1 - ALPHA / (2 * m))
-
-
-def _closed_form_floor(problem, overlaps):
-    """A bound on the roundoff of the closed form ``population_risk`` at these parameters.
-
-    The closed form (docs/math/risk.md#closed-form-population-risk) is a sum of 13 terms coefficient * f(argument), f one of erf,
-    erf', erf'', zeta, zeta', zeta''. Bound each term by |coefficient| * sup|f| (|erf| <= 1,
-    |erf'| <= 2/sqrt(pi), |erf''| <= ERF2_MAX, 0 <= zeta <= 1, |zeta'| <= (2/c2) 2/sqrt(pi),
-    |zeta''| <= (2/c2) ((2/sqrt(pi))^2/c1 + ERF2_MAX/c2)); call M the sum of these bounds.
-    Each term carries <= ~6 ulps from its coefficient product, ~2 from evaluating f, and
-    |x f'(x)| <= ~1.1 sup|f| times the ~7 ulps of its argument; the sum adds <= 13 ulps of M:
-    below 32 ulps of M, so 64 eps M is a bound with a factor 2 to spare. zeta itself is only
-    accurate to ZETA_MAX_RELATIVE_ERROR (relative), which multiplies its coefficients.
-    Vectorised over array fields; ``overlaps`` may be an Overlaps or a dict of the five values.
-    """
-    d, L, gamma, eps, lam = (np.asarray(x, dtype=float) for x in
-                             (problem.d, problem.L, problem.gamma, problem.eps, problem.lam))
-    if isinstance(overlaps, Overlaps):
-        overlaps = overlaps.as_dict()
-    kappa, nu, theta, eta, rho = (np.abs(np.asarray(overlaps[x], dtype=float)) for x in OVERLAP_NAMES)
-    s, g2 = np.sqrt(d / 2), gamma**2
-    g = lam * gamma
-    c2 = np.sqrt(1 + 2 * g * g)
-    C = gate_correlation(lam)
-
-    def zeta_bounds(gg):
-        cc2 = np.sqrt(1 + 2 * gg * gg)
-        cc1 = np.sqrt(1 + 4 * gg * gg) * cc2
-        return 2 / cc2 * ERF1_MAX, 2 / cc2 * (ERF1_MAX**2 / cc1 + ERF2_MAX / cc2)
-
-    z1, z2 = zeta_bounds(g)
-    _, z2_0 = zeta_bounds(lam)
-    zeta_terms = (s * s * theta * theta + g2) + (L - 1)
-    terms = (eps * eps + g2 + 2 * g2 * nu + 2 * lam * g2 * s * eta * theta * ERF1_MAX / c2
-             + 2 * lam**2 * g2**2 * eta * rho * ERF2_MAX / c2**2
-             + zeta_terms + 2 * lam * g2 * s * theta * rho * z1 + lam**2 * g2**2 * rho * rho * z2
-             + (L - 1) * lam**2 * rho * rho * z2_0 + (L - 1) * (L - 2) * C * C * rho * rho
-             + 2 * (L - 1) * C * rho * (s * theta + lam * g2 * rho * ERF1_MAX / c2))
-    return ZETA_MAX_RELATIVE_ERROR * zeta_terms + 64 * EPS * terms
 
 
 def _kappa_scale(problem):
@@ -80,18 +33,18 @@ def _kappa_scale(problem):
     return np.minimum(1.0, c2 / (lam * s))
 
 
-def _gradient_floor(problem, name):
+def gradient_floor(problem, name):
     """A bound on the roundoff of the closed-form partial derivative R_name.
 
     Each term of R is at most quadratic in the overlaps, so d/dx (x = nu, theta, eta, rho) of a
     term is at most 2 times the term's bound with every |overlap| set to 1. d/dkappa brings a
     factor lam s (or lam s / c2) and replaces f by f', with sup|f'| <= 2.5 sup|f| / c2 for
     f in {erf, erf', erf'', zeta, zeta', zeta''} (largest ratio: sup|erf'''| / sup|erf''| = 2.33),
-    i.e. at most 2.5 / scale. Bound: 4 / scale times ``_closed_form_floor`` at overlaps 1.
+    i.e. at most 2.5 / scale. Bound: 4 / scale times ``population_risk_roundoff`` at overlaps 1.
     """
     ones = {x: 1.0 for x in OVERLAP_NAMES}   # not feasible, only a bound
     scale = _kappa_scale(problem) if name == "kappa" else 1.0
-    return 4.0 / scale * _closed_form_floor(problem, ones)
+    return 4.0 / scale * population_risk_roundoff(problem, ones)
 
 
 def _log_uniform(rng, low, high):
@@ -116,8 +69,10 @@ def _random_overlaps(rng, d, on_manifold):
     return Overlaps(kappa=k[0], nu=v[1], theta=v[0], eta=k[1], rho=float(k @ v))
 
 
-def _random_point(rng, i, d_range=(2, 1e5), L_range=(1, 1000), lam_range=(1e-3, 10.0),
-                  gamma_range=(1e-2, 10.0)):
+def random_point(rng, i, d_range=(2, 1e5), L_range=(1, 1000), lam_range=(1e-3, 10.0),
+                 gamma_range=(1e-2, 10.0)):
+    """A random (problem, overlaps): d, L, gamma, lambda log-uniform in their ranges, eps uniform
+    in [0, 1]; on M for even i (when d >= 4). Shared with the other tests of the risk routes."""
     d = int(round(_log_uniform(rng, *d_range)))
     L = int(round(_log_uniform(rng, *L_range)))
     problem = Problem(d=d, L=L, gamma=_log_uniform(rng, *gamma_range), eps=rng.uniform(0, 1),
@@ -132,10 +87,10 @@ def test_closed_form_equals_quadrature_at_random_points(rng):
     """|closed - quad| <= quad.abserr (QUADPACK's estimate, propagated) + the closed form's floor."""
     worst = 0.0
     for i in range(240):
-        problem, overlaps = _random_point(rng, i)
+        problem, overlaps = random_point(rng, i)
         closed = float(population_risk(problem, overlaps))
         q = population_risk_quad(problem, overlaps)
-        tol = q.abserr + float(_closed_form_floor(problem, overlaps))
+        tol = q.abserr + float(population_risk_roundoff(problem, overlaps))
         assert abs(closed - q.value) <= tol, (problem, overlaps, closed, q)
         worst = max(worst, abs(closed - q.value) / tol)
     assert worst > 0  # the comparison is not vacuous (the routes do differ by roundoff)
@@ -155,7 +110,7 @@ def test_closed_form_equals_quadrature_at_corners(point):
     overlaps = Overlaps(**point)
     q = population_risk_quad(problem, overlaps)
     closed = float(population_risk(problem, overlaps))
-    assert abs(closed - q.value) <= q.abserr + float(_closed_form_floor(problem, overlaps))
+    assert abs(closed - q.value) <= q.abserr + float(population_risk_roundoff(problem, overlaps))
 
 
 def test_quadrature_failure_is_raised(monkeypatch):
@@ -183,9 +138,9 @@ def test_closed_form_equals_monte_carlo_at_random_points(rng):
     [0.1, 3]); extreme parameters are covered by the quadrature comparison.
     """
     m = 20
-    z_crit = _bonferroni_z(m)
+    z_crit = bonferroni_z(ALPHA, m)
     for i in range(m):
-        problem, overlaps = _random_point(rng, i, L_range=(1, 10), lam_range=(0.05, 3.0),
+        problem, overlaps = random_point(rng, i, L_range=(1, 10), lam_range=(0.05, 3.0),
                                           gamma_range=(0.1, 3.0))
         exact = float(population_risk(problem, overlaps))
         pilot = population_risk_mc(problem, overlaps, n=20_000, rng=rng)
@@ -205,7 +160,7 @@ def test_full_dimensional_monte_carlo_equals_closed_form(d, overlaps, rng):
     """Whole d-dimensional tokens (sample_task): checks the span reduction of the default route."""
     problem = Problem(d=d, L=3, gamma=0.8, eps=0.3, lam=0.7)
     exact = float(population_risk(problem, overlaps))
-    z_crit = _bonferroni_z(3)  # one family for the three parametrised cases
+    z_crit = bonferroni_z(ALPHA, 3)  # one family for the three parametrised cases
     est = population_risk_mc(problem, overlaps, n=150_000, rng=rng, full_dim=True)
     assert abs(est.z(exact)) <= z_crit
     # Power here is against a 5% error (the full-dimensional route is d times costlier).
@@ -218,7 +173,7 @@ def test_gradient_equals_central_differences(rng):
     """R_x of the closed form vs (R(x + h) - R(x - h)) / (2h), one overlap x at a time.
 
     Error of the central difference: truncation h^2 |R'''(xi)| / 6 plus roundoff F / h, with
-    F = ``_closed_form_floor`` bounding the error of each value of R. R varies in kappa on the
+    F = ``population_risk_roundoff`` bounding the error of each value of R. R varies in kappa on the
     scale l = ``_kappa_scale`` and in the other overlaps on the scale l = 1, so h = eps^(1/3) l
     balances the two. R''' is estimated by a central third difference with step
     H = eps^(1/5) l: its own error, ~(H/l)^2 ~ 1e-6 relative plus F / H^3 ~ 1e-5 F / l^3, is
@@ -226,13 +181,13 @@ def test_gradient_equals_central_differences(rng):
     [x - h, x + h] (relative change ~ h / l ~ 6e-6). Plus the gradient's own roundoff.
     """
     n = 200
-    points = [_random_point(rng, i) for i in range(n)]
+    points = [random_point(rng, i) for i in range(n)]
     fields = {name: np.array([float(getattr(p, name)) for p, _ in points])
               for name in ("d", "L", "gamma", "eps", "lam")}
     ov = {name: np.array([float(getattr(o, name)) for _, o in points]) for name in OVERLAP_NAMES}
     problem, overlaps = Problem(**fields), Overlaps(**ov)
     grad = population_risk_grad(problem, overlaps)
-    floor = _closed_form_floor(problem, overlaps)
+    floor = population_risk_roundoff(problem, overlaps)
     args = [fields[name] for name in ("d", "L", "gamma", "eps", "lam")]
     for name in OVERLAP_NAMES:
         scale = _kappa_scale(problem) if name == "kappa" else np.ones(n)
@@ -244,7 +199,7 @@ def test_gradient_equals_central_differences(rng):
 
         fd = (R(h) - R(-h)) / (2 * h)
         third = (R(2 * H) - 2 * R(H) + 2 * R(-H) - R(-2 * H)) / (2 * H**3)
-        tol = 2 * h**2 / 6 * np.abs(third) + floor / h + _gradient_floor(problem, name)
+        tol = 2 * h**2 / 6 * np.abs(third) + floor / h + gradient_floor(problem, name)
         ratio = np.abs(fd - grad[name]) / tol
         assert np.all(ratio <= 1), (name, np.max(ratio), points[int(np.argmax(ratio))])
 
@@ -254,10 +209,10 @@ def test_gradient_equals_central_differences(rng):
 def test_sign_flip_symmetry_closed_form_and_quadrature(rng):
     """(k, v) -> (-k, -v): (kappa, nu, theta, eta, rho) -> (-kappa, -nu, -theta, -eta, rho) (docs/math/task.md#the-predictor)."""
     for i in range(40):
-        problem, overlaps = _random_point(rng, i)
+        problem, overlaps = random_point(rng, i)
         flipped = Overlaps(kappa=-overlaps.kappa, nu=-overlaps.nu, theta=-overlaps.theta,
                            eta=-overlaps.eta, rho=overlaps.rho)
-        floor = float(_closed_form_floor(problem, overlaps))
+        floor = float(population_risk_roundoff(problem, overlaps))
         assert abs(float(population_risk(problem, overlaps)) - float(population_risk(problem, flipped))) <= 2 * floor
         q, qf = population_risk_quad(problem, overlaps), population_risk_quad(problem, flipped)
         assert abs(q.value - qf.value) <= q.abserr + qf.abserr
@@ -285,7 +240,7 @@ def test_random_and_fixed_location_give_the_same_risk(rng):
     problem = Problem(d=200, L=6, gamma=0.7, eps=0.2, lam=0.9)
     overlaps = Overlaps(kappa=0.3, nu=0.4, theta=-0.2, eta=0.3, rho=0.35)
     n = 400_000
-    z_crit = _bonferroni_z(4)
+    z_crit = bonferroni_z(ALPHA, 4)
     uniform = population_risk_mc(problem, overlaps, n=n, rng=rng)
     for J in (0, 5):
         fixed = population_risk_mc(problem, overlaps, n=n, rng=rng, J=J)
@@ -317,13 +272,13 @@ def test_single_token_has_no_noise_terms(rng):
     recomputed as E[erf(lam Z) Z] by quadrature, independently of ``gate_correlation``.
     """
     for i in range(30):
-        problem, overlaps = _random_point(rng, i)
+        problem, overlaps = random_point(rng, i)
         one = dataclasses.replace(problem, L=1)
         q = population_risk_quad(one, overlaps)
         assert abs(float(population_risk(one, overlaps)) - q.value) <= (
-            q.abserr + float(_closed_form_floor(one, overlaps)))
+            q.abserr + float(population_risk_roundoff(one, overlaps)))
         values = [float(population_risk(dataclasses.replace(problem, L=L), overlaps)) for L in (1, 2, 3, 4)]
-        floor = float(_closed_form_floor(dataclasses.replace(problem, L=4), overlaps))
+        floor = float(population_risk_roundoff(dataclasses.replace(problem, L=4), overlaps))
         c_lam, c_err = _gate_correlation_quad(float(problem.lam))
         second = values[2] - 2 * values[1] + values[0]
         expected = 2 * (float(overlaps.rho) * c_lam) ** 2
@@ -359,7 +314,7 @@ def test_oracle_risk(d, L, gamma, eps, lam):
     problem = Problem(d=d, L=L, gamma=gamma, eps=eps, lam=lam)
     oracle = Overlaps.oracle()
     ref, ref_err = _oracle_reference(problem)
-    floor = float(_closed_form_floor(problem, oracle))
+    floor = float(population_risk_roundoff(problem, oracle))
     assert ref_err <= 1e-20 * max(ref, 1.0)
     tol = floor + ref_err + EPS * ref     # + the rounding of the 30-digit reference to float64
     assert abs(float(oracle_risk(problem)) - ref) <= tol
@@ -376,7 +331,7 @@ def test_array_fields_equal_a_loop(rng):
     Array and scalar evaluations may use different libm/SIMD paths for erf and exp, so each may
     differ from exact by the closed form's floor: allow twice the floor.
     """
-    points = [_random_point(rng, i) for i in range(50)]
+    points = [random_point(rng, i) for i in range(50)]
     fields = {name: np.array([getattr(p, name) for p, _ in points]).reshape(5, 10)
               for name in ("d", "L", "gamma", "eps", "lam")}
     ov = {name: np.array([float(getattr(o, name)) for _, o in points]).reshape(5, 10)
@@ -384,9 +339,9 @@ def test_array_fields_equal_a_loop(rng):
     problem, overlaps = Problem(**fields), Overlaps(**ov)
     risk = population_risk(problem, overlaps)
     grad = population_risk_grad(problem, overlaps)
-    floor = _closed_form_floor(problem, overlaps)
+    floor = population_risk_roundoff(problem, overlaps)
     assert risk.shape == (5, 10) and all(g.shape == (5, 10) for g in grad.values())
-    gfloor = {x: _gradient_floor(problem, x) for x in OVERLAP_NAMES}
+    gfloor = {x: gradient_floor(problem, x) for x in OVERLAP_NAMES}
     for idx, (p, o) in zip(np.ndindex(5, 10), points):
         assert abs(risk[idx] - float(population_risk(p, o))) <= 2 * floor[idx]
         gp = population_risk_grad(p, o)
@@ -395,4 +350,4 @@ def test_array_fields_equal_a_loop(rng):
     # broadcasting a scalar problem against array overlaps
     p0 = points[0][0]
     assert np.allclose(population_risk(p0, overlaps)[0, 3], float(population_risk(p0, points[3][1])),
-                       rtol=0, atol=2 * float(_closed_form_floor(p0, points[3][1])))
+                       rtol=0, atol=2 * float(population_risk_roundoff(p0, points[3][1])))

@@ -18,7 +18,8 @@ def test_paper_configuration_is_the_papers_online_sgd_experiment():
     assert (c.d, c.L, c.eps, c.lam0, c.alpha, c.n_steps, c.batch_size, c.n_runs, c.test_size) == \
         (80, 10, 0.1, 2.0, 1e-3, 200_000, 5, 30, 1000)
     assert c.gamma == math.sqrt(0.5) and c.init == "sphere" and c.log_every == 500
-    assert c.schedule() == PaperSchedule(lam0=2.0, rate=1e-4)
+    assert c.schedule == PaperSchedule(lam0=2.0, rate=1e-4)
+    assert c.problem.lam == c.schedule and c.problem.d == 80
 
 
 def test_runner_logs_every_quantity_of_the_paper_figure():
@@ -76,6 +77,6 @@ def test_paper_sgd_experiment_learns_the_oracle():
     result = run_sgd_experiment(PAPER_SGD, executor=2)
     tr = result.trajectory
     assert np.all(np.abs(tr.kappa[-1]) > 0.99) and np.all(np.abs(tr.nu[-1]) > 0.99)
-    final = dataclasses.replace(PAPER_SGD.problem(), lam=float(tr.lam[-1]))
+    final = PAPER_SGD.problem.with_lam(float(tr.lam[-1]))
     oracle_excess = float(oracle_risk(final)) - PAPER_SGD.eps**2
     assert oracle_excess <= np.mean(tr.excess_risk[-1]) <= 1.05 * oracle_excess

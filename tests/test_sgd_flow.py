@@ -1,6 +1,6 @@
 """Mean online-SGD trajectories approach the population gradient flow as alpha -> 0, at rate alpha.
 
-Route pair: ``numerics.sgd.experiment.sgd_flow_gap`` (exact reduced SGD, many runs) against
+Route pair: ``numerics.sgd.flow_gap.sgd_flow_gap`` (exact reduced SGD, many runs) against
 ``numerics.dynamics.flow.overlap_flow`` (the overlap ODE). Expected exponent 1 (weak order one; derivation
 in the docstring of ``sgd_flow_gap``): at fixed time t = alpha n the bias of the mean is O(alpha)
 and the noise of the mean O(sqrt(alpha / n_runs)).
@@ -9,10 +9,12 @@ and the noise of the mean O(sqrt(alpha / n_runs)).
 import dataclasses
 
 import pytest
-from scipy.stats import chi2, norm
+from scipy.stats import chi2
 
-from numerics.sgd.experiment import SGDExperiment, sgd_flow_gap
+from numerics.sgd.experiment import SGDExperiment
+from numerics.sgd.flow_gap import sgd_flow_gap
 from theory import Overlaps
+from numerics.montecarlo.statistics import bonferroni_z
 
 # d = 10 and L = 2: gap / alpha is flat within a few percent over alpha in [4e-3, 3.2e-2] (measured;
 # at L = 10 it drifts by ~15% over [5e-4, 8e-3], which biases the one-correction-term fit), so four
@@ -21,7 +23,7 @@ from theory import Overlaps
 ALPHAS = [3.2e-2, 1.6e-2, 8e-3, 4e-3]
 CONFIG = SGDExperiment(d=10, L=2, lam0=1.0, schedule_rate=0.0, batch_size=5, eps=0.1, n_runs=4096,
                        init=Overlaps(kappa=0.3, nu=0.2, theta=0.1, eta=-0.1, rho=0.15), seed=3)
-Z = norm.isf(1e-3 / 2)  # two-sided, false-failure rate 1e-3
+Z = bonferroni_z(1e-3)  # two-sided, false-failure rate 1e-3
 
 
 def _check(gap):

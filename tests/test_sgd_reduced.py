@@ -18,9 +18,11 @@ import numerics.sgd.reduced as sr
 from numerics.montecarlo.geometry import vectors_from_overlaps
 from numerics.dynamics.initial import sample_initial_overlaps
 from numerics.dynamics.schedules import PaperSchedule
-from numerics.sgd.full import _sphere_step, minibatch_loss_grad, online_sgd_full, sample_batch
+from numerics.sgd.full import sphere_step, minibatch_loss_grad, online_sgd_full, sample_batch
+from numerics.sgd.frame import frame_overlaps
 from numerics.sgd.reduced import cholesky_coordinates, online_sgd_reduced
 from theory import OVERLAP_NAMES, Overlaps, Problem
+from numerics.dynamics.schedules import ScheduledProblem
 
 EPS = np.finfo(float).eps
 START = Overlaps(kappa=0.5, nu=0.4, theta=0.2, eta=-0.2, rho=0.3)
@@ -40,7 +42,7 @@ def test_one_step_matches_the_full_step_on_the_same_samples(rng):
     basis = np.stack([ks, vs, f3, f4])
     X, Y = sample_batch([rng], ks[None], vs[None], B, L, gamma, eps)
     _, g_k, g_v = minibatch_loss_grad(X, Y, k[None], v[None], lam)
-    k1, v1 = _sphere_step(k[None], g_k, alpha), _sphere_step(v[None], g_v, alpha)
+    k1, v1 = sphere_step(k[None], g_k, alpha), sphere_step(v[None], g_v, alpha)
 
     x = np.einsum("rnd,id->rin", X.reshape(1, B * L, d), basis)  # (1, 4, B L), token b L + l
     PQ, CE = sr._coefficients(KV, x, Y, lam, 2.0 / B, B)
@@ -52,7 +54,7 @@ def test_one_step_matches_the_full_step_on_the_same_samples(rng):
     w6 = np.linalg.norm(w - w5 * u / nu_)
     KV1 = sr._advance(KV, x, PQ, CE, alpha, np.array([-alpha * nu_]), np.array([-alpha * w5]),
                       np.array([-alpha * w6]), np.zeros((1, 2, 6)))
-    got = sr._overlaps(KV1)
+    got = frame_overlaps(KV1)
     want = dict(kappa=k1[0] @ ks, nu=v1[0] @ vs, theta=v1[0] @ ks, eta=k1[0] @ vs, rho=k1[0] @ v1[0])
     # Both routes end with O(1) normalised numbers computed by different summation orders
     # (measured: at most 1 eps); 64 eps leaves room for other platforms' reduction orders.
@@ -118,8 +120,9 @@ def test_reduced_simulator_follows_a_decreasing_schedule_in_law(rng):
     level = 1e-3 / (len(steps) * len(OVERLAP_NAMES))
     vecs = [np.tile(a, (n_runs, 1)) for a in vectors_from_overlaps(START, d)]
     kw = dict(alpha=alpha, n_steps=max(steps), batch_size=5, log_every=1)
-    full = online_sgd_full(problem, *vecs, rng=rng, schedule=schedule, **kw)
-    reduced = online_sgd_reduced(problem, _tile(START, n_runs), rng=rng, schedule=schedule, **kw)
+    scheduled = ScheduledProblem(d=d, L=10, eps=0.1, lam=schedule)
+    full = online_sgd_full(scheduled, *vecs, rng=rng, **kw)
+    reduced = online_sgd_reduced(scheduled, _tile(START, n_runs), rng=rng, **kw)
     constant = online_sgd_reduced(problem, _tile(START, n_runs), rng=rng, **kw)
     assert np.array_equal(full.lam, reduced.lam) and full.lam[-1] == 0.5
     p = lambda a, b: min(ks_2samp(getattr(a, name)[s], getattr(b, name)[s]).pvalue
@@ -166,10 +169,10 @@ def test_reduced_simulator_has_the_law_of_the_full_simulator(d, alpha, rng, monk
 
 def test_reduced_simulator_runs_at_d_one_million(rng):
     d = 10**6
-    problem = Problem(d=d, L=10, eps=0.1, lam=2.0)
+    problem = ScheduledProblem(d=d, L=10, eps=0.1, lam=PaperSchedule(lam0=2.0))
     start = sample_initial_overlaps(d, 8, rng)
     out = online_sgd_reduced(problem, start, alpha=1e-5, n_steps=500, batch_size=5, rng=rng,
-                             schedule=PaperSchedule(lam0=2.0), log_every=100, test_size=100)
+                             log_every=100, test_size=100)
     for name in OVERLAP_NAMES + ("population_risk", "test_risk"):
         assert np.all(np.isfinite(getattr(out, name))), name
     out.overlaps()  # feasible: |overlaps| <= 1 and PSD Gram matrix, checked by Overlaps
@@ -233,8 +236,8 @@ def test_reduced_simulator_rejects_bad_input(rng):
         online_sgd_reduced(Problem(d=10, lam=1.0), start, **dict(kw, rng=[rng]))
     with pytest.raises(ValueError, match="problem.lam"):
         online_sgd_reduced(Problem(d=10, lam=np.array([1.0, 2.0])), start, **kw)
-    with pytest.raises(ValueError, match="schedule"):
-        online_sgd_reduced(Problem(d=10, lam=1.0), start, schedule=lambda t: -1.0 + 0 * t, **kw)
+    with pytest.raises(ValueError, match="lam"):
+        online_sgd_reduced(ScheduledProblem(d=10, lam=lambda t: 1.0 - t), start, **kw)
 
 
 def test_trajectory_concatenation_and_properties(rng):

@@ -6,7 +6,7 @@ import sympy as sp
 
 from numerics.montecarlo.geometry import random_orthonormal
 from theory.risk import risk_from_arrays, risk_grad_from_arrays
-from theory.symbolic.dynamics import (flow_in_partials, norm_drift_in_partials, overlap_flow_rhs_symbolic,
+from theory.symbolic.dynamics import (flow_in_partials, norm_drift_in_partials, flow_velocity_symbolic,
                                       pgd_step_in_partials, pgd_step_symbolic)
 
 EPS = np.finfo(float).eps
@@ -91,7 +91,7 @@ def test_flow_rhs_symbolic_matches_vector_projection(rng):
     dk, dv = -(gk - (gk @ k) * k), -(gv - (gv @ v) * v)
     want = np.array([dk @ ks, dv @ vs, dv @ ks, dk @ vs, dk @ v + k @ dv])
     p = PARAMS
-    got = np.array(overlap_flow_rhs_symbolic(p["d"], p["L"], p["gamma"], p["eps"], p["lam"],
+    got = np.array(flow_velocity_symbolic(p["d"], p["L"], p["gamma"], p["eps"], p["lam"],
                                              *_overlaps(k, v, ks, vs)))
     tol = 64 * 7 * EPS * (np.linalg.norm(gk) + np.linalg.norm(gv))
     assert np.all(np.abs(got - want) <= tol)
@@ -100,7 +100,7 @@ def test_flow_rhs_symbolic_matches_vector_projection(rng):
 def test_flow_rhs_broadcasts(rng):
     p = PARAMS
     kappa = np.linspace(-0.5, 0.5, 6)
-    out = overlap_flow_rhs_symbolic(p["d"], p["L"], p["gamma"], p["eps"], p["lam"], kappa, 0.3, 0.0, 0.0, 0.0)
+    out = flow_velocity_symbolic(p["d"], p["L"], p["gamma"], p["eps"], p["lam"], kappa, 0.3, 0.0, 0.0, 0.0)
     assert all(np.shape(x) == (6,) for x in out)
     # On M the off-manifold components vanish exactly (invariance, docs/math/dynamics.md#invariant-manifold).
     assert np.all(np.asarray(out[2:]) == 0)

@@ -11,6 +11,7 @@ from theory.stability import critical_lambda, oracle_hessian
 from theory.symbolic.functions import roundoff_scale
 from theory.symbolic.hessian import critical_lambda_limit, oracle_hessian_block_symbolic, oracle_hessian_expressions
 from theory.symbolic.risk_expr import risk_expression, risk_symbols
+from theory.parameters import Task
 
 EPS = np.finfo(float).eps
 
@@ -58,7 +59,7 @@ def test_closed_form_spectrum_matches_finite_differences_in_dimension_d(lam):
 
 def test_critical_lambda_matches_finite_difference_hessian():
     d, L, gamma = 8, 3, 0.8
-    crit = critical_lambda(d, L, gamma)
+    crit = critical_lambda(Task(d=d, L=L, gamma=gamma))
     assert crit.found
     lam_c = crit.lam_c
     fd_min = lambda lam: _fd_spectrum(d, L, gamma, lam, seed=2)[0][0]
@@ -87,7 +88,7 @@ def test_critical_lambda_converges_at_rate_one_over_d():
     # O(1/d^2) correction is what makes the slope vary.
     L, gamma = 10, np.sqrt(0.5)
     ds = np.array([1e3, 3e3, 1e4, 3e4, 1e5, 3e5, 1e6]).astype(int)
-    gap = np.array([critical_lambda(int(d), L, gamma, lam_min=0.5, lam_max=2.0, n_grid=50).lam_c
+    gap = np.array([critical_lambda(Task(d=int(d), L=L, gamma=gamma), lam_min=0.5, lam_max=2.0, n_grid=50).lam_c
                     for d in ds]) - np.sqrt(3) / 2
     x, y = np.log(ds), np.log(gap)
     slope = np.polyfit(x, y, 1)[0]
@@ -102,14 +103,14 @@ def test_critical_lambda_converges_at_rate_one_over_d():
 
 def test_critical_lambda_rejects_bad_input():
     with pytest.raises(ValueError, match="lam_min"):
-        critical_lambda(100, 10, 0.7, lam_min=2.0, lam_max=1.0)
+        critical_lambda(Task(d=100, L=10, gamma=0.7), lam_min=2.0, lam_max=1.0)
     with pytest.raises(ValueError, match="d="):
-        critical_lambda(0, 10, 0.7)
+        critical_lambda(Task(d=0, L=10, gamma=0.7))
     with pytest.raises(ValueError, match="n_grid"):
-        critical_lambda(100, 10, 0.7, n_grid=1)
+        critical_lambda(Task(d=100, L=10, gamma=0.7), n_grid=1)
 
 
 def test_critical_lambda_not_found_reports_it():
     # d = 10, L = 100: det H_block stays > 0 on [1e-3, 1e2] (no crossing), reported as not found.
-    crit = critical_lambda(10, 100, np.sqrt(0.5))
+    crit = critical_lambda(Task(d=10, L=100, gamma=np.sqrt(0.5)))
     assert not crit.found and crit.lam_c is None

@@ -12,7 +12,7 @@ from theory.special import erf_prime
 from theory.stability import oracle_local_rates
 from theory.symbolic.fixed_points import classify_on_grid, fixed_points
 from theory.symbolic.functions import numeric_function, roundoff_scale
-from theory.symbolic.manifold import local_rates_at_oracle, manifold_invariance, reduced_flow
+from theory.symbolic.manifold import oracle_local_rates_symbolic, manifold_invariance, reduced_flow
 from theory.symbolic.risk_expr import risk_grad_symbolic, risk_gradient_expressions, risk_symbolic, risk_symbols
 from theory.zeta import zeta
 
@@ -145,7 +145,7 @@ def test_fixed_point_eigenvalues_match_finite_difference_jacobian(index, rng):
 
 
 def test_local_rates_proved_and_match_stability_module(rng):
-    rates = local_rates_at_oracle()
+    rates = oracle_local_rates_symbolic()
     assert rates.proved
     S = risk_symbols()
     f = numeric_function(S.params, [rates.r_phi, rates.r_psi])

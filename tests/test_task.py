@@ -4,11 +4,11 @@ import math
 
 import numpy as np
 import pytest
-from scipy.special import ndtri
 
 from numerics.montecarlo.geometry import random_orthonormal
 from numerics.montecarlo.task import attention_predictor, sample_sequences, sample_task
-from theory import Problem
+from theory import Problem, Task
+from numerics.montecarlo.statistics import bonferroni_z
 
 EPS = np.finfo(float).eps
 
@@ -49,7 +49,7 @@ def test_law_of_the_samples(rng):
     problem = Problem(d=d, L=L, gamma=gamma, eps=eps, lam=0.5)
     k_star, v_star = _frame(d, rng)
     X, Y, J = sample_task(problem, k_star, v_star, n, rng)
-    z_crit = ndtri(1 - 1e-3 / (2 * 7))
+    z_crit = bonferroni_z(1e-3, 7)
     rows = np.arange(n)
     informative = X[rows, J]
     noise_mask = np.arange(L)[None, :] != J[:, None]
@@ -108,7 +108,7 @@ def test_span_reduction_sampler_validates(rng):
     (dict(J=4), "J"), (dict(J=-1), "J"), (dict(J=1.0), "J"), (dict(J=True), "J"),
     (dict(n=0), "n"), (dict(n=2.5), "n"),
     (dict(rng=np.random.RandomState(0)), "rng"),
-    (dict(problem=Problem(d=4, L=4, lam=np.array([0.1, 0.2]))), "lam"),
+    (dict(problem=Task(d=4, L=4, eps=np.array([0.1, 0.2]))), "eps"),   # the sampler is scalar
 ])
 def test_sample_task_rejects_bad_input(kwargs, field, rng):
     args = dict(problem=Problem(d=4, L=4, lam=0.5), k_star=np.array([1.0, 0, 0, 0]),

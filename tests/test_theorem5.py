@@ -43,13 +43,13 @@ def _starts(d):
 def test_pgd_on_m_converges_to_the_oracle_with_the_predicted_sign(lam, d, alpha, steps):
     kappa0, nu0 = _starts(d)
     zero = np.zeros_like(kappa0)
-    log = overlap_pgd((kappa0, nu0, zero, zero, zero), d=d, lam=lam, alpha=alpha, steps=steps,
+    log = overlap_pgd(Problem(d=d, lam=lam), (kappa0, nu0, zero, zero, zero), alpha=alpha, n_steps=steps,
                       log_every=steps // 10)
     kappa, nu = log.kappa[-1], log.nu[-1]
     assert np.min(np.minimum(np.abs(kappa), np.abs(nu))) >= 1 - DELTA
     sign = np.sign(kappa)
     np.testing.assert_array_equal(np.sign(nu), sign)
-    predicted = predicted_limit_sign(kappa0, nu0, separatrix(d=d, lam=lam))
+    predicted = predicted_limit_sign(kappa0, nu0, separatrix(Problem(d=d, lam=lam)))
     np.testing.assert_array_equal(sign, predicted)
     # the rule is not "sign of kappa_0": in the mixed quadrants both limits occur
     mixed = kappa0 * nu0 < 0
@@ -70,12 +70,12 @@ def test_vector_pgd_stays_on_m_up_to_roundoff(rng):
     off-M components of at most ~8 u (about 6 roundings per coordinate of k - alpha P g, with
     alpha |g| <= 1/3, then the normalisation), and near the oracle the transverse dynamics
     contracts (Hessian eigenvalues 0.21 and 424 in the off-M block at lambda = 0.1, d = 400,
-    numerics.dynamics.stalls.oracle_hessian), so the
+    numerics.dynamics.hessian_fd.local_oracle_hessian_fd), so the
     distance to M stays below 8 u (t + 1) while alpha * 424 < 2. Paper's row 1 (d = 400,
     lambda = 0.1, alpha = 4e-3), 8 runs, 3000 steps."""
     u = EPS / 2
     vecs = sample_initial_vectors(400, 8, rng, on_manifold=True)
-    log = vector_pgd(*vecs, lam=0.1, alpha=4e-3, steps=3000, log_every=100).log
+    log = vector_pgd(Problem(d=400, lam=0.1), *vecs, alpha=4e-3, n_steps=3000, log_every=100).log
     assert np.all(log.distance_to_manifold <= 8 * u * (log.steps[:, None] + 1))
 
 
@@ -85,5 +85,5 @@ def test_vector_pgd_leaves_m_when_alpha_exceeds_the_stability_limit(rng):
     unstable for PGD; roundoff then grows geometrically and the bound above fails."""
     u = EPS / 2
     vecs = sample_initial_vectors(400, 4, rng, on_manifold=True)
-    log = vector_pgd(*vecs, lam=0.1, alpha=5e-3, steps=8000, log_every=100).log
+    log = vector_pgd(Problem(d=400, lam=0.1), *vecs, alpha=5e-3, n_steps=8000, log_every=100).log
     assert np.any(log.distance_to_manifold > 8 * u * (log.steps[:, None] + 1))

@@ -116,7 +116,7 @@ def test_slr_verify_only_and_unknown_claim(tmp_path, capsys):
 def test_z_test_check_passes_fails_and_demands_power():
     from types import SimpleNamespace
 
-    from figures.verify.claims._common import z_test_check
+    from figures.verify.checks import z_test_check
 
     def run(shift, stderr):
         est = [SimpleNamespace(mean=1.0 + shift * stderr, stderr=stderr, n=100) for _ in range(5)]
@@ -134,7 +134,7 @@ def test_z_test_power_is_judged_at_the_worst_point():
     # large deviation at a small-stderr point must fail whichever point is the weakest.
     from types import SimpleNamespace
 
-    from figures.verify.claims._common import z_test_check
+    from figures.verify.checks import z_test_check
 
     stderrs = [1e-3, 1e-3, 1e-3, 1e-3, 0.05]
     est = [SimpleNamespace(mean=1.0, stderr=s, n=100) for s in stderrs]
@@ -152,7 +152,7 @@ def test_z_test_tolerance_is_the_bonferroni_critical_value():
     import math
     from types import SimpleNamespace
 
-    from figures.verify.claims._common import z_test_check
+    from figures.verify.checks import z_test_check
 
     for m, alpha in ((1, 1e-3), (5, 1e-3), (40, 1e-2)):
         est = [SimpleNamespace(mean=1.0, stderr=1e-4, n=100)] * m

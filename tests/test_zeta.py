@@ -332,11 +332,11 @@ def test_derivatives_match_live_mpmath_off_grid():
 
 def test_reference_integrands_are_derivatives_of_erf_squared():
     """The integrands of zeta_reference are d^n/dx^n erf(x)^2 (n = 0..4), checked by sympy."""
-    from theory.zeta_reference import _d_erf_squared
+    from theory.zeta_reference import d_erf_squared
     x = sp.Symbol("x", real=True)
     e1 = 2 / sp.sqrt(sp.pi) * sp.exp(-x**2)
     for n in range(5):
-        assert sp.simplify(sp.diff(sp.erf(x)**2, x, n) - _d_erf_squared(n, x, sp.erf(x), e1)) == 0
+        assert sp.simplify(sp.diff(sp.erf(x)**2, x, n) - d_erf_squared(n, x, sp.erf(x), e1)) == 0
 
 
 def test_continuity_across_branch_switch():

@@ -12,7 +12,7 @@ from .baselines import (
 )
 from .bayes import bayes_risk_quad
 from .corollary2 import SEQUENCES, corollary2_rate
-from .parameters import OVERLAP_NAMES, Overlaps, Problem, gram_matrix
+from .parameters import OVERLAP_NAMES, PAPER_D, PAPER_GAMMA, PAPER_L, Overlaps, Problem, Task, gram_matrix
 from .risk import oracle_risk, population_risk, population_risk_grad
 from .quad_result import QuadResult
 from .risk_quad import population_risk_quad
@@ -26,7 +26,7 @@ __all__ = [
     "prescribed_lambda",
     "bayes_risk_quad",
     "SEQUENCES", "corollary2_rate",
-    "OVERLAP_NAMES", "Overlaps", "Problem", "gram_matrix",
+    "OVERLAP_NAMES", "Overlaps", "Problem", "Task", "gram_matrix", "PAPER_D", "PAPER_GAMMA", "PAPER_L",
     "oracle_risk", "population_risk", "population_risk_grad",
     "QuadResult", "population_risk_quad",
     "erf_prime", "erf_second", "erf_third", "gate_correlation",

@@ -25,7 +25,7 @@ import math
 import numpy as np
 from scipy.optimize import brentq, minimize_scalar
 
-from .parameters import Problem
+from .parameters import Task
 from .risk import oracle_risk, risk_from_arrays
 
 __all__ = ["null_risk", "linear_risk", "linear_risk_fixed_location", "prescribed_lambda",
@@ -38,12 +38,12 @@ _GRID = 441          # grid step ~0.058 in log lambda
 _XATOL = 1e-10       # minimize_scalar tolerance in log lambda
 
 
-def null_risk(problem: Problem):
+def null_risk(problem: Task):
     """Risk of T = 0: E[Y^2] = eps^2 + gamma^2 (docs/math/task.md#facts-about-the-task). Broadcasts over array fields."""
     return np.asarray(problem.eps, dtype=float) ** 2 + np.asarray(problem.gamma, dtype=float) ** 2
 
 
-def linear_risk(problem: Problem):
+def linear_risk(problem: Task):
     """Best linear predictor, J uniform (paper Prop 3): eps^2 + gamma^2 - gamma^4/(gamma^2 + L - 1).
 
     Independent of d and lambda; tends to the null risk as L grows. Broadcasts over array fields.
@@ -53,7 +53,7 @@ def linear_risk(problem: Problem):
     return np.asarray(problem.eps, dtype=float) ** 2 + g2 - g2 * g2 / (g2 + L - 1.0)
 
 
-def linear_risk_fixed_location(problem: Problem):
+def linear_risk_fixed_location(problem: Task):
     """Best linear predictor when J is fixed (docs/math/baselines.md#best-linear-predictor): beta_J = v* gives eps^2 exactly."""
     return np.asarray(problem.eps, dtype=float) ** 2 + 0.0 * np.asarray(problem.gamma, dtype=float)
 
@@ -64,9 +64,9 @@ def prescribed_lambda(d, L):
     return (np.asarray(L, dtype=float) * np.asarray(d, dtype=float)) ** -0.25
 
 
-def oracle_risk_prescribed(problem: Problem):
-    """Oracle risk R(k*, v*) at lambda = (L d)^(-1/4) (``problem.lam`` is ignored)."""
-    return oracle_risk(dataclasses.replace(problem, lam=prescribed_lambda(problem.d, problem.L)))
+def oracle_risk_prescribed(problem: Task):
+    """Oracle risk R(k*, v*) at lambda = (L d)^(-1/4) (a ``Problem``'s own lam is not used)."""
+    return oracle_risk(problem.task.with_lam(prescribed_lambda(problem.d, problem.L)))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -107,10 +107,10 @@ def _best(d, L, gamma):
     return log_lam, best, bool(best < values[0] and best < values[-1]), int(res.nfev)
 
 
-def oracle_best_lambda(problem: Problem) -> OracleOptimum:
+def oracle_best_lambda(problem: Task) -> OracleOptimum:
     """lambda* = argmin_lambda R(k*, v*; lambda) and the minimum (Theorem 1 risk, finite d).
 
-    Scalar ``problem`` (its lam is ignored). A grid of 441 points in log lambda over
+    Scalar ``problem``: a ``Task`` (a ``Problem``'s lam is not used). A grid of 441 points in log lambda over
     [1e-8, 1e3] locates the global minimum; ``minimize_scalar`` (bounded, on log lambda) refines
     it inside the neighbouring grid cells. Raises ValueError if the grid minimum is at an end.
     """
@@ -133,7 +133,7 @@ def attention_linear_crossover(L: int, gamma: float, d_range=(2.0, 1e12)) -> flo
     if L < 2:
         raise ValueError(f"L={L!r} is not allowed: with one token the linear predictor already has "
                          "the Bayes risk eps^2, so there is no crossover (need L >= 2)")
-    lin = float(linear_risk(Problem(d=1, L=L, gamma=gamma, lam=1.0)))
+    lin = float(linear_risk(Task(d=1, L=L, gamma=gamma)))  # d does not enter (Proposition 3)
 
     def gap(log_d):
         return _best(math.exp(log_d), float(L), float(gamma))[1] - lin
@@ -146,7 +146,7 @@ def attention_linear_crossover(L: int, gamma: float, d_range=(2.0, 1e12)) -> flo
     return math.exp(brentq(gap, lo, hi, xtol=1e-12, rtol=1e-12))
 
 
-def linear_predictor_risk(problem: Problem, coef, k_star, v_star, J=None) -> float:
+def linear_predictor_risk(problem: Task, coef, k_star, v_star, J=None) -> float:
     """Risk E[(Y - sum_l <beta_l, X_l>)^2] of any linear predictor, coef = (beta_l) of shape (L, d).
 
     From the second moments (module docstring): with J uniform,

@@ -45,7 +45,7 @@ import numpy as np
 from scipy.stats import ncx2
 
 from .bayes_bound import bayes_excess_bound
-from .parameters import Problem
+from .parameters import Task
 from .risk_quad import QuadResult
 
 __all__ = ["bayes_risk_quad", "log_likelihood_ratio_laws", "scalar_problem_fields"]
@@ -64,7 +64,7 @@ _NORM_TOL = 1e-10       # each discretised law must integrate to 1 to this accur
 _MAX_PANELS = 50_000
 
 
-def scalar_problem_fields(problem: Problem):
+def scalar_problem_fields(problem: Task):
     """(d, L, gamma, eps) of a scalar ``problem`` with d >= 2 (k* and v* orthonormal), else ValueError."""
     for name in ("d", "L", "gamma", "eps"):
         if np.ndim(getattr(problem, name)) != 0:
@@ -202,7 +202,7 @@ def _excess(d, L, gamma, panel, h_tau):
     return (L - 1) * h_tau * float(np.sum(integrand))
 
 
-def bayes_risk_quad(problem: Problem, panel: float = 1.0, h_tau: float = 0.25) -> QuadResult:
+def bayes_risk_quad(problem: Task, panel: float = 1.0, h_tau: float = 0.25) -> QuadResult:
     """Bayes risk eps^2 + E[Var(<X_J, v*> | X)] by quadrature (docs/math/baselines.md#bayes-risk; module docstring).
 
     Uses d, L, gamma, eps of a scalar ``problem`` (lam is ignored: the Bayes predictor has none);

@@ -15,14 +15,14 @@ import numpy as np
 
 from .checks import as_real_array
 
-__all__ = ["Problem", "Overlaps", "OVERLAP_NAMES", "gram_matrix", "gram_rank", "check_realisable",
-           "check_representable", "nearest_feasible"]
+__all__ = ["Task", "Problem", "Overlaps", "OVERLAP_NAMES", "gram_matrix", "gram_rank", "check_realisable",
+           "check_representable", "PSD_TOL", "PAPER_L", "PAPER_GAMMA", "PAPER_D"]
 
 OVERLAP_NAMES = ("kappa", "nu", "theta", "eta", "rho")
 
 # Feasibility is checked up to roundoff: a Gram matrix built from float64 unit vectors
 # has eigenvalues accurate to a few ulps of its norm (<= 4 here).
-_PSD_TOL = 64 * np.finfo(float).eps
+PSD_TOL = 64 * np.finfo(float).eps
 
 
 def _check(name: str, value, ok: np.ndarray, allowed: str) -> None:
@@ -47,21 +47,29 @@ def _positive_integer(name: str, value) -> None:
     _check(name, value, (arr >= 1) & (arr == np.round(arr)), "a positive integer")
 
 
+# The paper's experiments (Section 5): L = 10 tokens, gamma = sqrt(1/2), d = 400. Written here
+# once; every signature with a default takes it from these names.
+PAPER_L = 10
+PAPER_GAMMA = math.sqrt(0.5)
+PAPER_D = 400
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True)
-class Problem:
-    """Parameters of the task and of the predictor (docs/math/task.md#the-task).
+class Task:
+    """The data distribution of single-location regression (docs/math/task.md#the-task):
+    everything of ``Problem`` except the predictor's lambda. Routes that do not involve the
+    predictor (the Bayes risk, the linear baseline, sampling the task) take a ``Task``; every
+    ``Problem`` is one.
 
     d: token dimension; L: number of tokens; gamma: standard deviation of the informative
-    token around sqrt(d/2) k*; eps: output-noise standard deviation; lam: the erf
-    inverse temperature lambda of the predictor. The paper's experiments use L = 10 and
-    gamma = sqrt(1/2), the defaults here.
+    token around sqrt(d/2) k*; eps: output-noise standard deviation. The paper's experiments use
+    L = 10 and gamma = sqrt(1/2), the defaults here.
     """
 
     d: int
-    L: int = 10
-    gamma: float = math.sqrt(0.5)
+    L: int = PAPER_L
+    gamma: float = PAPER_GAMMA
     eps: float = 0.0
-    lam: float
 
     def __post_init__(self):
         _positive_integer("d", self.d)
@@ -70,13 +78,35 @@ class Problem:
         _check("gamma", self.gamma, gamma > 0, "> 0")
         eps = as_real_array("eps", self.eps)
         _check("eps", self.eps, eps >= 0, ">= 0")
-        lam = as_real_array("lam", self.lam)
-        _check("lam", self.lam, lam > 0, "> 0 (lambda, the erf inverse temperature)")
 
     @property
     def s(self):
         """The signal amplitude s = sqrt(d/2) of the informative token (docs/math/task.md#the-task)."""
         return np.sqrt(np.asarray(self.d, dtype=float) / 2)
+
+    @property
+    def task(self) -> "Task":
+        """The task alone (d, L, gamma, eps), without the predictor's lambda."""
+        return Task(d=self.d, L=self.L, gamma=self.gamma, eps=self.eps)
+
+    def with_lam(self, lam) -> "Problem":
+        """This task with the predictor's lambda: a ``Problem``."""
+        return Problem(d=self.d, L=self.L, gamma=self.gamma, eps=self.eps, lam=lam)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Problem(Task):
+    """Parameters of the task and of the predictor (docs/math/task.md): the fields of ``Task`` and
+    lam, the erf inverse temperature lambda of the predictor (a number, or an array for a sweep;
+    a lambda that changes during training is ``numerics.dynamics.ScheduledProblem``).
+    """
+
+    lam: float
+
+    def __post_init__(self):
+        super().__post_init__()
+        lam = as_real_array("lam", self.lam)
+        _check("lam", self.lam, lam > 0, "> 0 (lambda, the erf inverse temperature)")
 
 
 def gram_matrix(kappa, nu, theta, eta, rho) -> np.ndarray:
@@ -114,14 +144,14 @@ class Overlaps:
         for name in OVERLAP_NAMES:
             value = getattr(self, name)
             arr = as_real_array(name, value)
-            _check(name, value, np.abs(arr) <= 1 + _PSD_TOL, "in [-1, 1]")
+            _check(name, value, np.abs(arr) <= 1 + PSD_TOL, "in [-1, 1]")
         eig = np.linalg.eigvalsh(gram_matrix(*self.as_tuple()))
-        if np.any(eig[..., 0] < -_PSD_TOL):
+        if np.any(eig[..., 0] < -PSD_TOL):
             worst = np.unravel_index(np.argmin(eig[..., 0]), eig.shape[:-1])
             raise ValueError(
                 f"overlaps {_entry(self.as_dict(), worst)} are not feasible: the Gram matrix of "
                 f"(k, v, k*, v*) must be positive semidefinite (smallest eigenvalue "
-                f"{np.min(eig[..., 0]):.3g}, tolerance {_PSD_TOL:.3g})"
+                f"{np.min(eig[..., 0]):.3g}, tolerance {PSD_TOL:.3g})"
             )
 
     def as_tuple(self):
@@ -145,10 +175,10 @@ def gram_rank(overlaps: Overlaps):
     """Rank of the Gram matrix of (k, v, k*, v*) (eigenvalues above roundoff, as for feasibility):
     the least dimension d in which unit vectors with these overlaps exist (2 to 4). Broadcasts."""
     eig = np.linalg.eigvalsh(gram_matrix(*overlaps.as_tuple()))
-    return np.sum(eig > _PSD_TOL, axis=-1)
+    return np.sum(eig > PSD_TOL, axis=-1)
 
 
-def check_realisable(problem: Problem, overlaps: Overlaps) -> None:
+def check_realisable(problem: Task, overlaps: Overlaps) -> None:
     """ValueError unless the overlaps are realisable in R^d: rank of the Gram matrix <= d.
 
     ``Overlaps`` alone checks feasibility in some R^n; where overlaps meet a ``Problem`` (every
@@ -167,7 +197,7 @@ def check_realisable(problem: Problem, overlaps: Overlaps) -> None:
                          f"of (k, v, k*, v*) has rank {r_bad}, so they need d >= {r_bad}")
 
 
-def check_representable(value, problem: Problem):
+def check_representable(value, problem: Task):
     """``value`` (a risk at ``problem``) if finite, else ValueError: with finite inputs, only
     R ~ gamma^2 + d theta^2 / 2 beyond the float64 range (gamma > ~1e154) makes it non-finite."""
     if not np.all(np.isfinite(value)):
@@ -175,21 +205,3 @@ def check_representable(value, problem: Problem):
         raise ValueError(f"gamma={big(problem.gamma)!r} with d={big(problem.d)!r} is not allowed: "
                          "the risk (~ gamma^2 + d theta^2 / 2) exceeds the float64 range")
     return value
-
-
-def nearest_feasible(kappa, nu, theta, eta, rho):
-    """Feasible overlaps next to (kappa, nu, theta, eta, rho); returns the five arrays.
-
-    The Gram matrix of (k, v, k*, v*) is G = I + E with E holding the overlaps. Where its
-    smallest eigenvalue mu is negative, all five overlaps are multiplied by t = 1 / (1 - mu + 8 eps):
-    G(t) = I + t E has eigenvalues 1 + t (mu_i - 1) >= 8 eps t > 0, and each overlap moves by at
-    most |mu| + 8 eps, the size of the infeasibility itself. Entries with mu >= 0 are returned bit
-    for bit (M, theta = eta = rho = 0, is kept). Used to remove the roundoff drift of iterated or
-    integrated dynamics, which stay feasible in exact arithmetic. Broadcasts.
-    """
-    fields = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (kappa, nu, theta, eta, rho)))
-    mu = np.linalg.eigvalsh(gram_matrix(*fields))[..., 0]
-    if not np.any(mu < 0):
-        return tuple(fields)
-    t = np.where(mu < 0, 1.0 / (1.0 - np.minimum(mu, 0.0) + 8 * np.finfo(float).eps), 1.0)
-    return tuple(np.where(mu < 0, x * t, x) for x in fields)

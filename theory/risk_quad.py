@@ -44,6 +44,11 @@ _GATE_HALF_WIDTH = 8.0
 _BUMP = 10.0          # breakpoints at 0, +-10 isolate the Gaussian weight phi(z)
 _LIMIT = 500
 _EPS = np.finfo(float).eps
+# QUADPACK stops ("extremely bad integrand behavior") when it must bisect an interval whose
+# half-width is below ~100 eps |midpoint| + 1000 * tiny. Breakpoints closer than
+# _MIN_GAP * max(1, |p|) to a kept one are dropped, so every interval can still be bisected
+# >= 12 times (2^20 eps / (200 eps) > 2^12); such a point adds nothing a float64 z can resolve.
+_MIN_GAP = 2.0**20 * _EPS
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _K, _V, _KSTAR, _VSTAR = range(4)   # order of the Gram matrix (k, v, k*, v*)
 
@@ -61,19 +66,20 @@ def _condition_on_first(mean, cov):
     return float(mean[0]), sd0, mean[1:], slopes, cond_cov
 
 
-def _breakpoints(z0, slope):
-    """Breakpoints for a gate erf(slope (z - z0)) times phi(z)."""
-    pts = {0.0, -_BUMP, _BUMP, z0}
-    if slope > 0:
-        pts |= {z0 - _GATE_HALF_WIDTH / slope, z0 + _GATE_HALF_WIDTH / slope}
-    return pts
+def _separated(candidates, low, high):
+    """Breakpoints in (low, high) from ``candidates`` (in priority order), each kept only when it
+    is more than _MIN_GAP * max(1, |p|, |q|) from the ends and from every point q kept before it."""
+    kept = [low, high]
+    for p in candidates:
+        if low < p < high and all(abs(p - q) > _MIN_GAP * max(1.0, abs(p), abs(q)) for q in kept):
+            kept.append(p)
+    return sorted(kept[2:])
 
 
-def _integrate(f, magnitude, points):
-    """int phi(z) f(z) dz over [-40, 40] with QUADPACK; raises when QUADPACK reports a failure."""
-    integrand = lambda z: _INV_SQRT_2PI * math.exp(-0.5 * z * z) * f(z)
-    pts = sorted(p for p in points if -_Z_MAX < p < _Z_MAX)
-    out = quad(integrand, -_Z_MAX, _Z_MAX, points=pts or None, epsabs=_EPSABS_REL * magnitude,
+def _integrate(f, magnitude, points, low=-_Z_MAX, high=_Z_MAX):
+    """int f(z) dz over [low, high] with QUADPACK; raises when QUADPACK reports a failure."""
+    pts = _separated(points, low, high)
+    out = quad(f, low, high, points=pts or None, epsabs=_EPSABS_REL * magnitude,
                epsrel=_EPSREL, limit=_LIMIT, full_output=1)
     if len(out) > 3:
         raise RuntimeError(f"population_risk_quad: quadrature lost accuracy: {out[3]}")
@@ -89,6 +95,37 @@ def _gate(x):
     return e0, (-e0 * math.erfc(abs(x)) if x != 0.0 else 0.0)
 
 
+def _gated_integral(f, lam, mu, sd, magnitude):
+    """int phi(z) f(z, e0, delta) dz with (e0, delta) = _gate(x), x = lam (mu + sd z).
+
+    The gate crosses 0 at z0 = -mu / sd and saturates outside z0 +- 8 / slope. Where that
+    transition is wide enough for QUADPACK to resolve (8 / slope >= _MIN_GAP max(1, |z0|)),
+    breakpoints at z0, z0 +- 8 / slope and 0, +-10 suffice. Where it is narrower (a steep gate:
+    lam gamma >~ 1e10), the integral is split exactly into the saturated part
+    int phi(z) f(z, sign(x), 0) dz (breakpoints z0, 0, +-10) and the transition band
+    int phi(z) [f(z, e0, delta) - f(z, e0, 0)] dz, integrated in x over [-8, 8] (z = z0 + x / slope,
+    dz = dx / slope with slope = lam sd, breakpoint x = 0); outside it |delta| <= erfc(8) < 1e-28.
+    Returns (value, QUADPACK error estimate of the sum).
+    """
+    weight = lambda z: _INV_SQRT_2PI * math.exp(-0.5 * z * z)
+    slope, z0 = lam * sd, -mu / sd     # sd > 0; slope may underflow to 0 or overflow to inf
+    edge = _GATE_HALF_WIDTH / slope if slope > 0.0 else math.inf
+    anchors = [0.0, -_BUMP, _BUMP]
+    if edge >= _MIN_GAP * max(1.0, abs(z0)):
+        return _integrate(lambda z: weight(z) * f(z, *_gate(lam * (mu + sd * z))), magnitude,
+                          [z0, z0 - edge, z0 + edge] + anchors)
+    saturated = lambda z: weight(z) * f(z, _gate(lam * (mu + sd * z))[0], 0.0)
+    value, err = _integrate(saturated, magnitude, [z0] + anchors)
+    if edge > 0.0 and abs(z0) < _Z_MAX + edge:   # else the band is empty or outside [-40, 40]
+        def band(x):
+            z = z0 + x / slope
+            e0, delta = _gate(x)
+            return weight(z) * (f(z, e0, delta) - f(z, e0, 0.0)) / slope
+        b_value, b_err = _integrate(band, magnitude, [0.0], -_GATE_HALF_WIDTH, _GATE_HALF_WIDTH)
+        value, err = value + b_value, err + b_err
+    return value, err
+
+
 def _informative_token(problem_scalars, G):
     """E[A^2] and E[A] as integrals over z, with A = <X_1, v*> - erf(lam U) <X_1, v>."""
     d, gamma, lam = problem_scalars
@@ -101,24 +138,22 @@ def _informative_token(problem_scalars, G):
         mean, G[np.ix_(idx, idx)])
     sd_u, b_v, b_y = gamma * sd_u, gamma * b_v, gamma * b_y
     c_vv, c_vy, c_yy = (gamma * gamma * c for c in (c_vv, c_vy, c_yy))
-    points = _breakpoints(-mu_u / sd_u, lam * sd_u)   # the erf argument crosses 0 at z0
 
-    def parts(z):
-        e0, delta = _gate(lam * (mu_u + sd_u * z))
+    def parts(z, e0, delta):
         m_v, m_y = a_v + b_v * z, a_y + b_y * z
         mean_a = (m_y - e0 * m_v) - delta * m_v
         var_a = (c_yy - 2.0 * e0 * c_vy + e0 * e0 * c_vv) + 2.0 * delta * (e0 * c_vv - c_vy) \
             + delta * delta * c_vv
         return mean_a, var_a
 
-    def second_moment(z):
-        mean_a, var_a = parts(z)
+    def second_moment(z, e0, delta):
+        mean_a, var_a = parts(z, e0, delta)
         return mean_a * mean_a + var_a
 
     lin = abs(a_v) + abs(a_y) + abs(b_v) + abs(b_y)   # bounds E|E[A|U]| since E|z| <= 1
     mag2 = lin * lin + abs(c_yy) + 2.0 * abs(c_vy) + abs(c_vv)
-    a2 = _integrate(second_moment, mag2, points)
-    a1 = _integrate(lambda z: parts(z)[0], lin, points)
+    a2 = _gated_integral(second_moment, lam, mu_u, sd_u, mag2)    # the gate is erf(lam U)
+    a1 = _gated_integral(lambda z, e0, delta: parts(z, e0, delta)[0], lam, mu_u, sd_u, lin)
     return a2, a1, mag2, lin
 
 
@@ -126,19 +161,18 @@ def _noise_token(lam, G):
     """m = E[T_2] and E[T_2^2] for a noise token X ~ N(0, I_d), T_2 = erf(lam U) <X, v>."""
     idx = [_K, _V]
     _, sd_u, (a_v,), (b_v,), ((c_vv,),) = _condition_on_first(np.zeros(2), G[np.ix_(idx, idx)])
-    gate = lambda z: math.erf(lam * sd_u * z)
 
-    def t1(z):
-        return gate(z) * (a_v + b_v * z)
+    def t1(z, e0, delta):
+        return (e0 + delta) * (a_v + b_v * z)
 
-    def t2(z):
+    def t2(z, e0, delta):
         m_v = a_v + b_v * z
-        return gate(z) ** 2 * (m_v * m_v + c_vv)
+        return (e0 + delta) ** 2 * (m_v * m_v + c_vv)
 
     lin = abs(a_v) + abs(b_v)
     mag2 = lin * lin + abs(c_vv)
-    points = _breakpoints(0.0, lam * sd_u)
-    return _integrate(t1, lin, points), _integrate(t2, mag2, points), lin, mag2
+    return (_gated_integral(t1, lam, 0.0, sd_u, lin), _gated_integral(t2, lam, 0.0, sd_u, mag2),
+            lin, mag2)
 
 
 def population_risk_quad(problem: Problem, overlaps: Overlaps) -> QuadResult:
@@ -146,7 +180,10 @@ def population_risk_quad(problem: Problem, overlaps: Overlaps) -> QuadResult:
 
     Scalar ``problem`` and ``overlaps`` only. Each integral runs over z in [-40, 40] with
     breakpoints at 0, +-10 (the Gaussian weight) and at the gate's zero z0 and z0 +- 8 / slope
-    (its transition, sharp when lam gamma is large), epsrel = 1e-13.
+    (its transition, sharp when lam gamma is large), epsrel = 1e-13; breakpoints closer than
+    float64 can bisect are merged, and a transition narrower than that (lam gamma >~ 1e10) is
+    integrated apart in the gate's own variable (``_gated_integral``), so every finite d, L, gamma,
+    lam and feasible overlaps are in the domain.
     ``abserr`` propagates QUADPACK's error estimates through R = eps^2 + sum_i c_i P_i (P_i an
     integral or a product of two: |ab - a'b'| <= |a||b - b'| + |b'||a - a'| + |a - a'||b - b'|),
     plus a roundoff floor of 16 ulps of sum_i |c_i| B_i with B_i >= int phi |integrand_i|: the

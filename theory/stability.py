@@ -33,7 +33,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import erf, erfc
 
-from .parameters import Problem
+from .parameters import Problem, Task
 from .special import erf_prime, erf_second, gate_correlation
 from .zeta import zeta, zeta_t, zeta_tt
 
@@ -120,7 +120,7 @@ class CriticalLambda:
     xtol: float
 
 
-def critical_lambda(d, L, gamma, lam_min: float = 1e-3, lam_max: float = 1e2, n_grid: int = 400,
+def critical_lambda(task: Task, lam_min: float = 1e-3, lam_max: float = 1e2, n_grid: int = 400,
                     xtol: float = 1e-13) -> CriticalLambda:
     """First sign change of det H_block(lambda) on a log grid of ``n_grid`` points, refined by brentq.
 
@@ -129,13 +129,16 @@ def critical_lambda(d, L, gamma, lam_min: float = 1e-3, lam_max: float = 1e2, n_
     local minimum to a saddle.
 
     Above lam_c the smallest Hessian eigenvalue is negative: the oracle is a saddle of R on the
-    product of spheres (docs/math/critical-lambda.md#critical-lambda, "for large lambda the oracle can be a saddle"). Finite d.
+    product of spheres (docs/math/critical-lambda.md#critical-lambda, "for large lambda the oracle can be a saddle"). Finite d;
+    ``task`` scalar (its eps does not enter; a ``Problem``'s lam is not used).
     """
     if not 0 < lam_min < lam_max:
         raise ValueError(f"lam_min={lam_min!r}, lam_max={lam_max!r} are not allowed: need 0 < lam_min < lam_max")
     if n_grid < 2:
         raise ValueError(f"n_grid={n_grid!r} is not allowed: need >= 2")
-    Problem(d=d, L=L, gamma=gamma, lam=1.0)  # validates d, L, gamma
+    if not isinstance(task, Task):
+        raise ValueError(f"task={task!r} is not allowed: need a theory.Task (or Problem)")
+    d, L, gamma = task.d, task.L, task.gamma
     det = lambda lam: float(oracle_hessian(Problem(d=d, L=L, gamma=gamma, lam=lam)).block_det)
     grid = np.geomspace(lam_min, lam_max, n_grid)
     values = np.array([det(x) for x in grid])

@@ -30,7 +30,7 @@ from scipy import integrate, special
 
 from .quad_result import QuadResult
 
-__all__ = ["QuadResult", "zeta_mpmath", "zeta_derivative_mpmath", "zeta_derivatives_mpmath",
+__all__ = ["QuadResult", "zeta_mpmath", "zeta_derivative_mpmath", "zeta_derivatives_mpmath", "d_erf_squared",
            "zeta_quad"]
 
 _PHI_STEPS = (1, 2, 4, 8, 16)
@@ -65,7 +65,7 @@ def _breakpoints(t, g, max_order, sqrt):
     return sorted(points)
 
 
-def _d_erf_squared(order, x, e0, e1):
+def d_erf_squared(order, x, e0, e1):
     """d^n/dx^n erf(x)^2 by Leibniz, from e0 = erf(x) and e1 = erf'(x) = 2/sqrt(pi) e^{-x^2},
     using erf'' = -2x erf', erf''' = (4x^2 - 2) erf' and erf'''' = (12x - 8x^3) erf'."""
     if order == 0:
@@ -100,7 +100,7 @@ def zeta_derivatives_mpmath(t, g, orders=(0, 1, 2), dps=40, *, method="gauss-leg
         two_over_sqrt_pi = 2 / mpmath.sqrt(mpmath.pi)
         if g == 0:
             e0, e1 = mpmath.erf(t), two_over_sqrt_pi * mpmath.exp(-t * t)
-            return tuple(+_d_erf_squared(n, t, e0, e1) for n in orders)
+            return tuple(+d_erf_squared(n, t, e0, e1) for n in orders)
         norm = 1 / mpmath.sqrt(2 * mpmath.pi)
         cache = {}
 
@@ -110,7 +110,7 @@ def zeta_derivatives_mpmath(t, g, orders=(0, 1, 2), dps=40, *, method="gauss-leg
                 cache[z] = (x, mpmath.erf(x), two_over_sqrt_pi * mpmath.exp(-x * x),
                             norm * mpmath.exp(-z * z / 2))
             x, e0, e1, phi = cache[z]
-            return _d_erf_squared(order, x, e0, e1) * phi
+            return d_erf_squared(order, x, e0, e1) * phi
 
         points = _breakpoints(t, g, max(orders), mpmath.sqrt)
         out = []

@@ -14,17 +14,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 
 import numpy as np
+
+from theory.parameters import PAPER_GAMMA, PAPER_L
 
 __all__ = ["add_risk_parser", "parse_sweep"]
 
 # (name, type, default or None if required, help)
 _PROBLEM = (
     ("d", int, None, "token dimension d (a positive integer)"),
-    ("L", int, 10, "number of tokens L per sequence (default 10, the paper's)"),
-    ("gamma", float, math.sqrt(0.5), "standard deviation gamma of the informative token around "
+    ("L", int, PAPER_L, f"number of tokens L per sequence (default {PAPER_L}, the paper's)"),
+    ("gamma", float, PAPER_GAMMA, "standard deviation gamma of the informative token around "
                                      "sqrt(d/2) k* (default sqrt(1/2), the paper's)"),
     ("eps", float, 0.0, "standard deviation eps of the output noise (default 0)"),
     ("lam", float, None, "lambda, the inverse temperature of the erf attention gate (> 0)"),

@@ -15,22 +15,25 @@ import math
 
 import numpy as np
 
+from theory.parameters import PAPER_GAMMA, PAPER_L
+
 NAME = "oracle_stability"
 TITLE = "Oracle stability: smallest Hessian block eigenvalue vs lambda, lambda_c(d) -> sqrt(3)/2"
 SEED = 20250303
 
 
 def params(quick: bool) -> dict:
-    return {"L": 10, "gamma": math.sqrt(0.5), "lam_min": 0.05, "lam_max": 3.0,
+    return {"L": PAPER_L, "gamma": PAPER_GAMMA, "lam_min": 0.05, "lam_max": 3.0,
             "n_lam": 60 if quick else 400, "d_curves": [20, 50, 200, 1000, 10**5],
             "d_limit_min": 20, "d_limit_max": 10**6, "n_limit": 6 if quick else 21}
 
 
 def _lam_c(d, p) -> float:
     from theory.stability import critical_lambda
+    from theory.parameters import Task
 
     # det H_block > 0 at lambda = 0.05 for d >= 20 (L = 10, gamma^2 = 1/2); lambda_c <= 2 there.
-    crit = critical_lambda(int(d), p["L"], p["gamma"], lam_min=p["lam_min"], lam_max=20.0, n_grid=200)
+    crit = critical_lambda(Task(d=int(d), L=p["L"], gamma=p["gamma"]), lam_min=p["lam_min"], lam_max=20.0, n_grid=200)
     if not crit.found:
         raise ArithmeticError(f"no lambda_c in [{p['lam_min']}, 20] at d={d}")
     return crit.lam_c

@@ -19,13 +19,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from theory.parameters import PAPER_D, PAPER_GAMMA, PAPER_L
+
 NAME = "phase_portrait"
 TITLE = "Gradient flow on M in (kappa, nu): field, fixed points and their type, PGD trajectories"
 SEED = 20250102
 
 
 def params(quick: bool) -> dict:
-    return {"d": 400, "L": 10, "gamma": float(np.sqrt(0.5)), "lam": 0.1, "alpha": 4e-3,
+    return {"d": PAPER_D, "L": PAPER_L, "gamma": PAPER_GAMMA, "lam": 0.1, "alpha": 4e-3,
             "steps": 1_000 if quick else 20_000, "log_every": 10 if quick else 50,
             "grid": 21 if quick else 41, "n_uniform": 4 if quick else 8, "n_ring": 8 if quick else 16,
             "ring_radius": 0.9}
@@ -44,21 +46,21 @@ def compute(p: dict, rng: np.random.Generator, progress) -> dict:
     from numerics.dynamics.initial import sample_initial_overlaps
     from numerics.dynamics.phase_portrait import manifold_fixed_points, separatrix
     from numerics.dynamics.pgd import overlap_pgd
-    from theory import Overlaps
+    from theory import Overlaps, Problem
 
-    problem = {"d": p["d"], "L": p["L"], "gamma": p["gamma"], "lam": p["lam"]}
+    problem = Problem(d=p["d"], L=p["L"], gamma=p["gamma"], lam=p["lam"])
     axis = np.linspace(-1.0, 1.0, p["grid"])
     dkappa, dnu = _velocity(p, *np.meshgrid(axis, axis))
-    fixed = manifold_fixed_points(**problem)
-    sep = separatrix(**problem)
+    fixed = manifold_fixed_points(problem)
+    sep = separatrix(problem)
     uniform = sample_initial_overlaps(p["d"], p["n_uniform"], rng, on_manifold=True)
     angle = 2 * np.pi * (np.arange(p["n_ring"]) + 0.5) / p["n_ring"]
     kappa0 = np.r_[uniform.kappa, p["ring_radius"] * np.cos(angle)]
     nu0 = np.r_[uniform.nu, p["ring_radius"] * np.sin(angle)]
     zero = np.zeros_like(kappa0)
     with progress(total=1, desc=f"{NAME}: PGD") as bar:
-        run = overlap_pgd(Overlaps(kappa=kappa0, nu=nu0, theta=zero, eta=zero, rho=zero),
-                          **problem, alpha=p["alpha"], steps=p["steps"], log_every=p["log_every"])
+        run = overlap_pgd(problem, Overlaps(kappa=kappa0, nu=nu0, theta=zero, eta=zero, rho=zero),
+                          alpha=p["alpha"], n_steps=p["steps"], log_every=p["log_every"])
         bar.update()
     return {"axis": axis, "dkappa": dkappa, "dnu": dnu, "speed": np.hypot(dkappa, dnu),
             "fixed_points": np.array([(f.kappa, f.nu) for f in fixed]),

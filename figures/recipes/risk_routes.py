@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from theory.parameters import PAPER_D, PAPER_GAMMA, PAPER_L
+
 NAME = "risk_routes"
 TITLE = "Population risk: closed form vs quadrature vs Monte Carlo, on and off M"
 COST = 9  # seconds of a full compute, measured; orders slr reproduce's work
@@ -23,7 +25,7 @@ _PATHS = ("on M", "off M")
 
 
 def params(quick: bool) -> dict:
-    return {"d": 400, "L": 10, "gamma": float(np.sqrt(0.5)), "eps": 0.1, "lam": 0.1,
+    return {"d": PAPER_D, "L": PAPER_L, "gamma": PAPER_GAMMA, "eps": 0.1, "lam": 0.1,
             "nu0": 0.6, "theta0": 0.1, "eta0": -0.1, "kappa_max": 0.95,
             "n_curve": 201, "n_points": 5 if quick else 13, "n_mc": 20_000 if quick else 400_000}
 
@@ -38,7 +40,7 @@ def _overlaps(p, kappa, path):
 
 
 def compute(p: dict, rng: np.random.Generator, progress) -> dict:
-    from scipy.stats import norm
+    from numerics.montecarlo.statistics import bonferroni_z
 
     from numerics.montecarlo.population_risk import population_risk_mc
     from theory import Problem, population_risk
@@ -66,7 +68,7 @@ def compute(p: dict, rng: np.random.Generator, progress) -> dict:
                         f"quad_residual_{i}": (quad - closed) / abserr,
                         f"mc_residual_{i}": (mc - closed) / stderr})
     # Two-sided band holding all Monte-Carlo residuals with probability 0.95 (Bonferroni).
-    out["z_band"] = np.array(norm.isf(0.05 / (2 * len(_PATHS) * len(kappa_pts))))
+    out["z_band"] = np.array(bonferroni_z(0.05, len(_PATHS) * len(kappa_pts)))
     return out
 
 

@@ -15,9 +15,9 @@ L fixed; ``theory.corollary2``) and the leading term (4/pi)(L - 1) lambda^2.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
+
+from theory.parameters import PAPER_GAMMA, PAPER_L
 
 NAME = "risk_vs_d"
 TITLE = "Risk vs d: Bayes, oracle attention (best and prescribed lambda), linear (Prop 3), null"
@@ -31,7 +31,7 @@ _SIZES = {
 
 
 def params(quick: bool) -> dict:
-    return {"L": 10, "gamma": math.sqrt(0.5), "eps": 0.1, "d_min": 2, "d_max": 10**6,
+    return {"L": PAPER_L, "gamma": PAPER_GAMMA, "eps": 0.1, "d_min": 2, "d_max": 10**6,
             "bayes_mc_d_max": 20, "fit_d_min": 10**4, **_SIZES[quick]}
 
 
@@ -40,11 +40,11 @@ def compute(p: dict, rng: np.random.Generator, progress) -> dict:
 
     from numerics.montecarlo.risk_vs_d import RiskVsDSize, risk_vs_d
     from theory.corollary2 import fit_slope, leading_rate
+    from theory.parameters import Task
 
     size = RiskVsDSize(**{k: p[k] for k in ("n_curve", "n_points", "n_bayes_mc", "n_oracle_mc", "d_quad_max")})
     with progress(total=1, desc=NAME) as bar:
-        r = risk_vs_d(rng, L=p["L"], gamma=p["gamma"], eps=p["eps"], d_min=p["d_min"], d_max=p["d_max"],
-                      size=size)
+        r = risk_vs_d(Task(d=p["d_min"], L=p["L"], gamma=p["gamma"], eps=p["eps"]), rng, d_max=p["d_max"], size=size)
         bar.update()
     out = {f.name: np.asarray(getattr(r, f.name), dtype=float) for f in dataclasses.fields(r)
            if f.name not in ("L", "gamma", "eps")}

@@ -3,7 +3,7 @@
 Online SGD with step alpha, run for n = t_end / alpha steps, is compared at equal flow time
 t = alpha n with the gradient flow of the population risk (``numerics.dynamics.flow.overlap_flow``, the
 five-overlap ODE, exact at finite d; docs/math/dynamics.md#overlap-ode). Expected: E[overlaps_SGD(t)] = overlaps_flow(t)
-+ O(alpha) (weak order one; derivation in ``numerics.sgd.experiment.sgd_flow_gap``).
++ O(alpha) (weak order one; derivation in ``numerics.sgd.flow_gap.sgd_flow_gap``).
 
 The claim ``sgd-to-flow-order-1`` (``figures/verify/claims/sgd.py``) reads this figure's data (its
 gap fit): the setting and sizes below are declared here only. Setting: d = 10, L = 2,
@@ -66,8 +66,9 @@ def compute(p: dict, rng: np.random.Generator, progress) -> dict:
     import dataclasses
 
     from numerics.dynamics.flow import overlap_flow
-    from numerics.sgd.experiment import run_sgd_sweep, sgd_flow_gap
-    from theory import OVERLAP_NAMES, Overlaps
+    from numerics.sgd.experiment import run_sgd_sweep
+    from numerics.sgd.flow_gap import SGD_FLOW_ODE, sgd_flow_gap
+    from theory import OVERLAP_NAMES, Overlaps, Problem
 
     executor = p["workers"] if p["workers"] > 1 else None
     gap_seed, path_seed = (int(x) for x in rng.integers(0, 2**63, size=2))
@@ -83,8 +84,8 @@ def compute(p: dict, rng: np.random.Generator, progress) -> dict:
                            p["t_end"], executor=executor, runs_per_task=p["gap_runs_per_task"], progress=True)
         bar.update()
     t_flow = np.linspace(0.0, p["t_end"], 201)
-    flow = overlap_flow(Overlaps(**p["start"]), d=p["d"], L=p["L"], gamma=p["gamma"], lam=p["lam"],
-                        t_end=p["t_end"], method="DOP853", rtol=1e-11, atol=1e-13, t_eval=t_flow)
+    problem = Problem(d=p["d"], L=p["L"], gamma=p["gamma"], lam=p["lam"])
+    flow = overlap_flow(problem, Overlaps(**p["start"]), t_end=p["t_end"], t_eval=t_flow, ode=SGD_FLOW_ODE)
     out = {"flow_t": flow.t, "flow_kappa": flow.component("kappa"), "flow_nu": flow.component("nu")}
     for i, r in enumerate(runs):
         out[f"time_{i}"] = r.trajectory.time

@@ -2,12 +2,12 @@
 lambda = 0.1 (paper Theorem 5's setting).
 
 Four panels against the step (excess risk with the oracle's, |kappa| and |nu|, (kappa, nu) plane,
-distance to M), drawn by the shared helper ``figures.recipes._training_panels``.
+distance to M), drawn by the shared helper ``figures.training_panels``.
 """
 
 from __future__ import annotations
 
-from . import _training_panels as panels
+from .. import training_panels as panels
 
 NAME = "training_init_on_M"
 TITLE = ('Paper experiment "init on M": PGD from uniform on M, lambda = 0.1; every run aligns with (k*, v*) up to sign (Theorem 5)')
@@ -16,4 +16,11 @@ SEED = 20250111
 _ROW = 0
 
 
-params, compute, plot = panels.recipe_functions(_ROW)
+params, compute = panels.recipe_functions(_ROW)
+
+
+def plot(data: dict, p: dict):
+    """The four panels, drawn by ``figures.training_plot`` (not part of the cache key)."""
+    from ..training_plot import plot_training_panels
+
+    return plot_training_panels(data, p)

@@ -13,7 +13,7 @@ Run r is seeded by ``SeedSequence(PAPER_SGD.seed).spawn(n_runs)[r]``, so the qui
 first runs of the full experiment. The numbers do not depend on the executor
 (``numerics.executors``), only on the chunking ``runs_per_task``, which is a parameter.
 
-Panels, as the population figures (``figures.recipes._training_panels``): excess risk with 95%
+Panels, as the population figures (``figures.training_panels``): excess risk with 95%
 bands (the exact population excess risk R(k_t, v_t) - eps^2 in closed form, docs/math/risk.md#closed-form-population-risk, and the
 test-set excess risk; in the reduced simulator each logged step draws a fresh test set of 1,000
 samples per run, whose law at each step is exact, whereas the paper's fixed test set also
@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 
-from . import _training_plot as panels
+from .. import training_plot as panels
 
 NAME = "training_online_sgd"
 TITLE = ('Paper experiment "online SGD": minibatch SGD from uniform on the sphere, d = 80, '
@@ -61,7 +61,7 @@ def params(quick: bool) -> dict:
             "n_show": _QUICK_RUNS if quick else 5, "delta": 0.05}
 
 
-def _config(p):
+def experiment_config(p):
     from numerics.sgd.experiment import SGDExperiment
 
     return SGDExperiment(d=p["d"], L=p["L"], gamma=p["gamma"], eps=p["eps"], lam0=p["lam"]["lam0"],
@@ -71,13 +71,13 @@ def _config(p):
 
 
 def compute(p: dict, rng, progress) -> dict:
-    """Run the experiment and reduce it to the arrays of ``_training_panels.compute_training_panels``
+    """Run the experiment and reduce it to the arrays of ``training_panels.compute_training_panels``
     plus the test-set excess risk. ``rng`` is unused: the runs are seeded by the experiment's seed."""
     from numerics.dynamics.phase_portrait import manifold_fixed_points
     from numerics.sgd.experiment import run_sgd_experiment
     from theory import Problem, oracle_risk
 
-    config = _config(p)
+    config = experiment_config(p)
     executor = p["workers"] if p["workers"] > 1 else None
     with progress(total=1, desc=f"online SGD ({p['n_runs']} runs, {p['steps']:,} steps)") as bar:
         # progress: step-level bars, shown on a terminal or forwarded from a worker process
@@ -93,7 +93,7 @@ def compute(p: dict, rng, progress) -> dict:
     shown = np.argsort(final, kind="stable")[
         np.unique(np.round(np.linspace(0, n - 1, min(p["n_show"], n))).astype(int))]
     oracle = oracle_risk(Problem(d=p["d"], L=p["L"], gamma=p["gamma"], eps=0.0, lam=tr.lam))
-    fixed = manifold_fixed_points(d=p["d"], L=p["L"], gamma=p["gamma"], lam=float(tr.lam[-1]))
+    fixed = manifold_fixed_points(Problem(d=p["d"], L=p["L"], gamma=p["gamma"], lam=float(tr.lam[-1])))
     out = {"steps": tr.steps, "lam": tr.lam,
            "oracle_excess_risk": np.broadcast_to(np.asarray(oracle, dtype=float), tr.lam.shape).copy(),
            "abs_kappa": abs_kappa, "abs_nu": abs_nu,

@@ -2,12 +2,12 @@
 the sphere with the decreasing schedule lambda_t = 1/(1 + 1e-4 t) (beyond Theorem 5).
 
 Four panels against the step (excess risk with the oracle's, |kappa| and |nu|, (kappa, nu) plane,
-distance to M), drawn by the shared helper ``figures.recipes._training_panels``.
+distance to M), drawn by the shared helper ``figures.training_panels``.
 """
 
 from __future__ import annotations
 
-from . import _training_panels as panels
+from .. import training_panels as panels
 
 NAME = "training_sphere_schedule"
 TITLE = ('Paper experiment "sphere, schedule": PGD from uniform on the sphere, lambda_t = 1/(1 + 1e-4 t); the schedule makes runs align')
@@ -16,4 +16,11 @@ SEED = 20250114
 _ROW = 3
 
 
-params, compute, plot = panels.recipe_functions(_ROW)
+params, compute = panels.recipe_functions(_ROW)
+
+
+def plot(data: dict, p: dict):
+    """The four panels, drawn by ``figures.training_plot`` (not part of the cache key)."""
+    from ..training_plot import plot_training_panels
+
+    return plot_training_panels(data, p)

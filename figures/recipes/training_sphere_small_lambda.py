@@ -2,12 +2,12 @@
 uniform on the sphere at lambda = 0.1 (beyond Theorem 5).
 
 Four panels against the step (excess risk with the oracle's, |kappa| and |nu|, (kappa, nu) plane,
-distance to M), drawn by the shared helper ``figures.recipes._training_panels``.
+distance to M), drawn by the shared helper ``figures.training_panels``.
 """
 
 from __future__ import annotations
 
-from . import _training_panels as panels
+from .. import training_panels as panels
 
 NAME = "training_sphere_small_lambda"
 TITLE = ('Paper experiment "sphere, small lambda": PGD from uniform on the sphere, lambda = 0.1; most runs align, the others stall off M')
@@ -16,4 +16,11 @@ SEED = 20250112
 _ROW = 1
 
 
-params, compute, plot = panels.recipe_functions(_ROW)
+params, compute = panels.recipe_functions(_ROW)
+
+
+def plot(data: dict, p: dict):
+    """The four panels, drawn by ``figures.training_plot`` (not part of the cache key)."""
+    from ..training_plot import plot_training_panels
+
+    return plot_training_panels(data, p)

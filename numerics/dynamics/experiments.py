@@ -12,17 +12,16 @@ what makes the four experiments cheap (``benchmarks/bench_dynamics.py``).
 from __future__ import annotations
 
 import dataclasses
-import math
 
 import numpy as np
 
 from theory.checks import check_integer, check_positive_real
-from theory.parameters import Overlaps, Problem
+from theory.parameters import PAPER_D, PAPER_GAMMA, PAPER_L, Overlaps, Problem
 from theory.risk import oracle_risk
 
 from .initial import sample_initial_overlaps
-from .pgd import PGDResult, overlap_pgd
-from .schedules import PaperSchedule, as_schedule
+from .pgd import PGDTrajectory, overlap_pgd
+from .schedules import PaperSchedule, ScheduledProblem
 
 __all__ = ["PopulationExperiment", "PAPER_EXPERIMENTS", "ExperimentResult", "AlignmentSummary",
            "initial_overlaps", "run_population_experiment", "run_population_experiments",
@@ -37,36 +36,42 @@ class PopulationExperiment:
     ``init``: "manifold" (uniform on M) or "sphere" (uniform on the sphere)."""
 
     name: str
-    d: int = 400
-    L: int = 10
-    gamma: float = math.sqrt(0.5)
+    d: int = PAPER_D
+    L: int = PAPER_L
+    gamma: float = PAPER_GAMMA
     eps: float = 0.0
     lam: object
     alpha: float
-    steps: int
+    n_steps: int
     init: str
     n_runs: int = 30
     seed: int
 
     def __post_init__(self):
-        Problem(d=self.d, L=self.L, gamma=self.gamma, eps=self.eps, lam=1.0)
-        as_schedule(self.lam)(0)  # validates a constant lambda
+        if isinstance(self.lam, (list, tuple)):
+            raise ValueError(f"lam={self.lam!r} is not allowed: one lambda or schedule per experiment")
+        self.problem  # validates d, L, gamma, eps and lambda
         check_positive_real("alpha", self.alpha)
-        for name in ("steps", "n_runs"):
+        for name in ("n_steps", "n_runs"):
             check_integer(name, getattr(self, name), 1)
         if self.init not in _INITS:
             raise ValueError(f"init={self.init!r} is not allowed: init must be one of {_INITS}")
         check_integer("seed", self.seed, 0)
 
+    @property
+    def problem(self) -> ScheduledProblem:
+        """d, L, gamma, eps and lambda (or its schedule) of the experiment."""
+        return ScheduledProblem(d=self.d, L=self.L, gamma=self.gamma, eps=self.eps, lam=self.lam)
+
 
 PAPER_EXPERIMENTS = (
-    PopulationExperiment(name="init on M", lam=0.1, alpha=4e-3, steps=20_000, init="manifold", seed=1),
-    PopulationExperiment(name="sphere, small lambda", lam=0.1, alpha=4e-3, steps=20_000,
+    PopulationExperiment(name="init on M", lam=0.1, alpha=4e-3, n_steps=20_000, init="manifold", seed=1),
+    PopulationExperiment(name="sphere, small lambda", lam=0.1, alpha=4e-3, n_steps=20_000,
                          init="sphere", seed=2),
-    PopulationExperiment(name="sphere, large lambda", lam=0.9, alpha=1e-3, steps=120_000,
+    PopulationExperiment(name="sphere, large lambda", lam=0.9, alpha=1e-3, n_steps=120_000,
                          init="sphere", seed=3),
     PopulationExperiment(name="sphere, schedule", lam=PaperSchedule(lam0=1.0), alpha=4e-3,
-                         steps=120_000, init="sphere", seed=4),
+                         n_steps=120_000, init="sphere", seed=4),
 )
 
 
@@ -74,7 +79,7 @@ PAPER_EXPERIMENTS = (
 class ExperimentResult:
     config: PopulationExperiment
     initial: Overlaps
-    log: PGDResult
+    log: PGDTrajectory
 
 
 def initial_overlaps(config: PopulationExperiment) -> Overlaps:
@@ -90,7 +95,7 @@ def run_population_experiments(configs, log_every: int = 100) -> list:
     """Run several experiments in one vectorised loop; returns one ``ExperimentResult`` each.
 
     The runs are advanced in segments between the distinct step counts; the runs of an
-    experiment stop at its own ``steps``. Each run's trajectory is the same as if run alone.
+    experiment stop at its own ``n_steps``. Each run's trajectory is the same as if run alone.
     """
     configs = list(configs)
     inits = [initial_overlaps(c) for c in configs]
@@ -103,15 +108,15 @@ def run_population_experiments(configs, log_every: int = 100) -> list:
     active = np.arange(len(owner))
     logs = [None] * len(configs)
     t = 0
-    for end in sorted({c.steps for c in configs}):
-        seg = overlap_pgd(state, d=per_run("d")[active], L=per_run("L")[active],
-                          gamma=per_run("gamma")[active], lam=[lam[j] for j in active],
-                          alpha=per_run("alpha")[active], steps=end - t, log_every=log_every,
-                          start_step=t)
+    for end in sorted({c.n_steps for c in configs}):
+        problem = ScheduledProblem(d=per_run("d")[active], L=per_run("L")[active],
+                                   gamma=per_run("gamma")[active], lam=[lam[j] for j in active])
+        seg = overlap_pgd(problem, state, alpha=per_run("alpha")[active], n_steps=end - t,
+                          log_every=log_every, start_step=t)
         for i in np.unique(owner[active]):
             part = seg.select_runs(np.flatnonzero(owner[active] == i))
             logs[i] = part if logs[i] is None else logs[i].followed_by(part)
-        keep = np.array([configs[owner[j]].steps > end for j in active])
+        keep = np.array([configs[owner[j]].n_steps > end for j in active])
         state = tuple(x[keep] for x in seg.state_at(-1))
         active, t = active[keep], end
     return [ExperimentResult(c, init, log) for c, init, log in zip(configs, inits, logs)]

@@ -11,9 +11,10 @@ Two ODEs, both the alpha -> 0 limit of PGD (paper Definition 1) with time t = al
   a_l = lambda s / sqrt(1 + 2 lambda^2 gamma^2). It is ``overlap_flow`` restricted to M (M is
   invariant, and on M the partials reduce to these; checked in ``tests/test_flow.py``).
 
-lambda is a number or a callable of the flow time t (``schedule_in_flow_time`` converts a
-step schedule). The default method is LSODA (switches to a stiff BDF method when needed; the ODE
-becomes stiff when lambda sqrt(d) is large); any ``solve_ivp`` method may be passed. Failure raises.
+Both take a ``theory.Problem`` (or a ``ScheduledProblem`` whose lambda is a callable of the flow
+time t; ``schedule_in_flow_time`` converts a step schedule) and the integrator's options as one
+``OdeOptions``. The default method is LSODA (switches to a stiff BDF method when needed; the ODE
+becomes stiff when lambda sqrt(d) is large). Failure raises.
 """
 
 from __future__ import annotations
@@ -25,16 +26,18 @@ from scipy.integrate import solve_ivp
 from scipy.special import erf, erfc
 
 from theory.checks import check_positive_real, short_repr
-from theory.parameters import OVERLAP_NAMES, Overlaps, Problem, check_realisable, nearest_feasible
+from theory.feasible import nearest_feasible
+from theory.parameters import OVERLAP_NAMES, Overlaps, Problem, check_realisable
 from theory.risk import risk_grad_from_arrays
 from theory.special import erf_prime
 
 from .overlap_steps import flow_velocity
+from .ode import OdeOptions
 from .pgd import initial_state
-from .schedules import as_schedule
+from .schedules import as_schedule, lambda_setting
 
 __all__ = ["FlowTrajectory", "overlap_flow", "manifold_flow", "manifold_flow_velocity",
-           "schedule_in_flow_time"]
+           "schedule_in_flow_time", "integrate_ode", "lambda_of_time"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,8 +46,8 @@ class FlowTrajectory:
     ``sol`` the dense output (callable of t), solver diagnostics, and alignment events
     (``t_events``: times where min(|kappa|, |nu|) reached 1 - delta, empty if none or no delta).
     ``y`` holds feasible overlaps: the integrator's output (which may leave the feasible set by up
-    to its tolerance near rank-deficient points, e.g. |kappa| -> 1) is mapped by
-    ``theory.parameters.nearest_feasible``; ``projection`` is the largest change this made
+    to its tolerance near rank-deficient points, e.g. |kappa| -> 1, and at d = 2, 3 the rank <= d
+    set by as much) is mapped by ``theory.feasible.nearest_feasible``; ``projection`` is the largest change this made
     (0 when none was needed). ``sol`` is the raw dense output."""
 
     t: np.ndarray
@@ -74,9 +77,14 @@ def schedule_in_flow_time(schedule, alpha: float):
     return lambda t: float(schedule(t / alpha))
 
 
-def _lam_of_t(lam):
-    """lambda(t) as a checked callable: a schedule returning NaN, inf, a value <= 0 or a non-number
-    raises ValueError at the first such time (the integration stops there, never runs on NaN)."""
+def lambda_of_time(problem):
+    """lambda(t) of a scalar ``Problem`` or ``ScheduledProblem`` as a checked callable: a schedule
+    returning NaN, inf, a value <= 0 or a non-number raises ValueError at the first such time (the
+    integration stops there, never runs on NaN)."""
+    lam = lambda_setting(problem)
+    if isinstance(lam, list) or (not callable(lam) and np.ndim(lam) > 0):
+        raise ValueError(f"lam={short_repr(problem.lam)} is not allowed: the flow integrates one "
+                         "run, so lambda must be a scalar or a schedule")
     if not callable(lam):
         value = check_positive_real("lam", lam)
         return lambda t: value
@@ -94,7 +102,19 @@ def _lam_of_t(lam):
     return checked
 
 
-def _integrate(rhs, y0, names, t_end, method, rtol, atol, delta, terminal, t_eval):
+def _scalar_fields(problem):
+    fields = (problem.d, problem.L, problem.gamma)
+    if any(np.ndim(x) > 0 for x in fields):
+        raise ValueError(f"problem={problem!r} is not allowed: the flow integrates one run, so "
+                         "d, L, gamma must be scalars")
+    return tuple(float(x) for x in fields)
+
+
+def integrate_ode(rhs, y0, names, t_end, ode: OdeOptions, delta, terminal, t_eval, d=None):
+    """Integrate y' = rhs(t, y) from y0 (components ``names``) up to ``t_end`` with ``ode``; the
+    states are mapped to feasible overlaps realisable in R^d (``FlowTrajectory``). Raises on failure."""
+    if not isinstance(ode, OdeOptions):
+        raise ValueError(f"ode={ode!r} is not allowed: ode must be a numerics.dynamics.OdeOptions")
     t_end = check_positive_real("t_end", t_end)
     events = None
     if delta is not None:
@@ -107,51 +127,51 @@ def _integrate(rhs, y0, names, t_end, method, rtol, atol, delta, terminal, t_eva
         aligned.terminal = terminal
         aligned.direction = 1.0
         events = [aligned]
-    sol = solve_ivp(rhs, (0.0, t_end), np.asarray(y0, dtype=float), method=method, rtol=rtol,
-                    atol=atol, dense_output=True, events=events, t_eval=t_eval)
+    sol = solve_ivp(rhs, (0.0, t_end), np.asarray(y0, dtype=float), **ode.kwargs(),
+                    dense_output=True, events=events, t_eval=t_eval)
     if sol.status < 0:
         raise RuntimeError(f"gradient-flow integration failed at t={sol.t[-1]:.6g} with "
-                           f"method={method!r}: {sol.message.rstrip('.')}. Try method='Radau' or 'BDF' (stiff: "
-                           "large lambda sqrt(d)), looser rtol/atol, or a shorter t_end.")
+                           f"method={ode.method!r}: {sol.message.rstrip('.')}. Try method='Radau' or 'BDF' "
+                           "(stiff: large lambda sqrt(d)), looser rtol/atol, or a shorter t_end.")
     t_events = sol.t_events[0] if events else np.empty(0)
     y_events = sol.y_events[0] if events else np.empty((0, len(names)))
     full = {name: sol.y[i] for i, name in enumerate(names)}
-    feasible = nearest_feasible(*(full.get(name, 0.0) for name in OVERLAP_NAMES))
+    feasible = nearest_feasible(*(full.get(name, 0.0) for name in OVERLAP_NAMES), d=d)
     y = np.array([feasible[OVERLAP_NAMES.index(name)] for name in names])
     projection = float(np.max(np.abs(y - sol.y), initial=0.0))
     return FlowTrajectory(sol.t, y, tuple(names), sol.status, sol.message, sol.nfev,
                           sol.njev, sol.nlu, t_events, y_events, sol.sol, projection)
 
 
-def overlap_flow(initial: Overlaps, *, d, L=10, gamma=np.sqrt(0.5), lam, t_end, method="LSODA",
-                 rtol=1e-10, atol=1e-12, delta=None, terminal=False, t_eval=None) -> FlowTrajectory:
+def overlap_flow(problem, initial: Overlaps, *, t_end, ode: OdeOptions = OdeOptions(), delta=None,
+                 terminal=False, t_eval=None) -> FlowTrajectory:
     """Integrate the five-overlap gradient flow from scalar ``initial`` up to time ``t_end``.
 
-    ``initial``: scalar ``Overlaps`` or a tuple of the five overlaps (validated: NaN, out-of-range,
-    infeasible or not realisable in R^d raise ValueError). Components ordered as
-    ``theory.parameters.OVERLAP_NAMES``. ``delta``: record the event min(|kappa|, |nu|) = 1 - delta
-    (stop there if ``terminal``). Exact ODE at every finite d. ``lam``: a number or a callable of
-    t; a value that is not finite and > 0 raises ValueError.
+    ``problem``: a scalar ``theory.Problem``, or a ``ScheduledProblem`` whose lam is a function
+    of the flow time (``schedule_in_flow_time``; a value that is not finite and > 0 raises
+    ValueError); eps does not enter. ``initial``: scalar ``Overlaps`` or a tuple of the five
+    overlaps (validated: NaN, out-of-range, infeasible or not realisable in R^d raise ValueError).
+    Components ordered as ``theory.parameters.OVERLAP_NAMES``. ``delta``: record the event
+    min(|kappa|, |nu|) = 1 - delta (stop there if ``terminal``). Exact ODE at every finite d.
+    Sibling: ``overlap_pgd`` (its alpha -> 0 limit), ``theory.symbolic.flow_velocity_symbolic``.
     """
-    problem = Problem(d=d, L=L, gamma=gamma, lam=1.0)
+    lam_t = lambda_of_time(problem)
+    d, L, gamma = _scalar_fields(problem)
     start = initial_state(initial)
     if start.kappa.shape != (1,):
         raise ValueError(f"initial with {start.kappa.shape[0]} runs is not allowed: overlap_flow "
                          "integrates one trajectory (scalar overlaps)")
     check_realisable(problem, start)
-    lam_t = _lam_of_t(lam)
-    d, L, gamma = float(d), float(L), float(gamma)
 
     def rhs(t, y):
         grads = risk_grad_from_arrays(d, L, gamma, 0.0, lam_t(t), *y)
         return np.array(flow_velocity(*y, *grads))
 
     y0 = [float(x[0]) for x in start.as_tuple()]
-    return _integrate(rhs, y0, list(OVERLAP_NAMES), t_end, method, rtol, atol, delta, terminal, t_eval)
+    return integrate_ode(rhs, y0, list(OVERLAP_NAMES), t_end, ode, delta, terminal, t_eval, d=problem.d)
 
 
-def manifold_flow_velocity(kappa, nu, *, d, L=10, gamma=np.sqrt(0.5), lam):
-    """(kappa', nu') of the flow on M (module docstring; docs/math/dynamics.md#flow-on-m). Broadcasts; L does not enter."""
+def _manifold_velocity(kappa, nu, d, gamma, lam):
     s = np.sqrt(np.asarray(d, dtype=float) / 2.0)
     g2 = np.square(gamma) * np.square(lam)
     a_l = lam * s / np.sqrt(1.0 + 2.0 * g2)
@@ -165,16 +185,22 @@ def manifold_flow_velocity(kappa, nu, *, d, L=10, gamma=np.sqrt(0.5), lam):
     return -(1.0 - np.square(kappa)) * r_kappa, -(1.0 - np.square(nu)) * r_nu
 
 
-def manifold_flow(kappa0: float, nu0: float, *, d, L=10, gamma=np.sqrt(0.5), lam, t_end,
-                  method="LSODA", rtol=1e-10, atol=1e-12, delta=None, terminal=False,
-                  t_eval=None) -> FlowTrajectory:
-    """Integrate the two-dimensional flow on M from (kappa0, nu0); components ("kappa", "nu")."""
-    check_realisable(Problem(d=d, L=L, gamma=gamma, lam=1.0), Overlaps(kappa=kappa0, nu=nu0))
+def manifold_flow_velocity(problem: Problem, kappa, nu):
+    """(kappa', nu') of the flow on M (module docstring; docs/math/dynamics.md#flow-on-m).
+    Broadcasts; L and eps do not enter."""
+    return _manifold_velocity(kappa, nu, problem.d, problem.gamma, problem.lam)
+
+
+def manifold_flow(problem, kappa0: float, nu0: float, *, t_end, ode: OdeOptions = OdeOptions(),
+                  delta=None, terminal=False, t_eval=None) -> FlowTrajectory:
+    """Integrate the two-dimensional flow on M from (kappa0, nu0); components ("kappa", "nu").
+    ``problem`` as in ``overlap_flow``."""
+    lam_t = lambda_of_time(problem)
+    check_realisable(problem, Overlaps(kappa=kappa0, nu=nu0))
     kappa0, nu0 = float(kappa0), float(nu0)
-    lam_t = _lam_of_t(lam)
+    d, gamma = problem.d, problem.gamma
 
     def rhs(t, y):
-        return np.array(manifold_flow_velocity(y[0], y[1], d=d, L=L, gamma=gamma, lam=lam_t(t)))
+        return np.array(_manifold_velocity(y[0], y[1], d, gamma, lam_t(t)))
 
-    return _integrate(rhs, [kappa0, nu0], ["kappa", "nu"], t_end, method, rtol, atol, delta,
-                      terminal, t_eval)
+    return integrate_ode(rhs, [kappa0, nu0], ["kappa", "nu"], t_end, ode, delta, terminal, t_eval)

@@ -42,10 +42,10 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["pgd_map", "flow_velocity"]
+__all__ = ["pgd_step", "flow_velocity"]
 
 
-def pgd_map(alpha, kappa, nu, theta, eta, rho, r_kappa, r_nu, r_theta, r_eta, r_rho):
+def pgd_step(alpha, kappa, nu, theta, eta, rho, r_kappa, r_nu, r_theta, r_eta, r_rho):
     """One projected gradient step (paper Definition 1) on the overlaps; returns the next
     (kappa, nu, theta, eta, rho). Formula in the module docstring; exact for every d.
     Sibling: ``numerics.dynamics.pgd_vectors`` (the same step on explicit vectors)."""
@@ -74,7 +74,7 @@ def pgd_map(alpha, kappa, nu, theta, eta, rho, r_kappa, r_nu, r_theta, r_eta, r_
 
 def flow_velocity(kappa, nu, theta, eta, rho, r_kappa, r_nu, r_theta, r_eta, r_rho):
     """d/dt of (kappa, nu, theta, eta, rho) under the gradient flow on the sphere product
-    (the alpha -> 0 limit of ``pgd_map``; formula in the module docstring)."""
+    (the alpha -> 0 limit of ``pgd_step``; formula in the module docstring)."""
     a_k = r_kappa * kappa + r_eta * eta + r_rho * rho
     a_v = r_nu * nu + r_theta * theta + r_rho * rho
     gk_v = r_kappa * theta + r_eta * nu + r_rho

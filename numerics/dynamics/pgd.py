@@ -1,7 +1,7 @@
 """Exact population PGD in overlap coordinates (paper Definition 1; docs/math/dynamics.md#pgd-step-in-overlaps).
 
 The iterates (k_t, v_t) of projected gradient descent on the population risk are tracked through
-their five overlaps with (k*, v*): the update ``numerics.dynamics.overlap_steps.pgd_map`` is exact for
+their five overlaps with (k*, v*): the update ``numerics.dynamics.overlap_steps.pgd_step`` is exact for
 every d, so the cost per step does not depend on d. Independent runs are advanced together as
 arrays of shape (n_runs,); each run may have its own d, L, gamma, eps, alpha and lambda schedule
 lambda_t (step t -> t+1 uses lambda_t). Sibling: ``numerics.dynamics.pgd_vectors.vector_pgd`` (the same
@@ -15,15 +15,17 @@ import dataclasses
 import numpy as np
 
 from theory.checks import as_real_array, check_integer, short_repr
-from theory.parameters import OVERLAP_NAMES, Overlaps, Problem, check_realisable, nearest_feasible
+from theory.feasible import nearest_feasible
+from theory.parameters import OVERLAP_NAMES, Overlaps, check_realisable
 from theory.risk import risk_from_arrays
 
 from .risk_partials import lambda_constants, partials
-from .overlap_steps import pgd_map
-from .schedules import as_schedule
+from .overlap_steps import pgd_step
+from .pgd_trajectory import PGDTrajectory, pgd_route_gap_bound
+from .schedules import as_schedule, lambda_setting
 from ..kernels import check_engine
 
-__all__ = ["PGDResult", "overlap_pgd", "lambda_table"]
+__all__ = ["PGDTrajectory", "overlap_pgd", "lambda_table", "pgd_route_gap_bound"]
 
 # Steps whose lambda-dependent constants are precomputed together, per distinct
 # (schedule, d, L, gamma) (memory ~ 70 * 8 * block * n_distinct bytes).
@@ -35,73 +37,6 @@ _BLOCK = 256
 # the iterate itself is not, so both engines follow the same recursion to round-off.
 # Steps per call of the compiled kernel (its lambda table: 8 * block * n_distinct bytes).
 _KERNEL_BLOCK = 16384
-
-
-@dataclasses.dataclass(frozen=True)
-class PGDResult:
-    """Logged PGD trajectories. ``steps`` has shape (n_log,); every other array (n_log, n_runs).
-
-    excess_risk is R - eps^2 at the logged point with the lambda of that step (the quantity the
-    paper's figures show, docs/math/risk.md#closed-form-population-risk). ``lam`` holds that lambda. ``alpha`` has shape (n_runs,).
-    """
-
-    steps: np.ndarray
-    kappa: np.ndarray
-    nu: np.ndarray
-    theta: np.ndarray
-    eta: np.ndarray
-    rho: np.ndarray
-    excess_risk: np.ndarray
-    lam: np.ndarray
-    alpha: np.ndarray
-
-    @property
-    def abs_kappa(self):
-        return np.abs(self.kappa)
-
-    @property
-    def abs_nu(self):
-        return np.abs(self.nu)
-
-    @property
-    def distance_to_manifold(self):
-        """sqrt(theta^2 + eta^2 + rho^2) per logged step and run."""
-        return np.sqrt(self.theta ** 2 + self.eta ** 2 + self.rho ** 2)
-
-    def state_at(self, index: int) -> tuple:
-        """(kappa, nu, theta, eta, rho) of all runs at logged position ``index`` (accepted by
-        ``overlap_pgd`` to resume a run)."""
-        return tuple(getattr(self, name)[index] for name in OVERLAP_NAMES)
-
-    def overlaps_at(self, index: int) -> Overlaps:
-        """Overlaps of all runs at logged position ``index`` (e.g. -1 for the final step).
-        Always feasible: every logged state is mapped by ``theory.parameters.nearest_feasible``,
-        which removes the roundoff drift of the recursion (exact PGD stays feasible)."""
-        return Overlaps(**{name: getattr(self, name)[index] for name in OVERLAP_NAMES})
-
-    @property
-    def final(self) -> Overlaps:
-        return self.overlaps_at(-1)
-
-    def select_runs(self, runs) -> "PGDResult":
-        """The same logs restricted to the runs ``runs`` (index array or slice)."""
-        fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        out = {k: (v if k == "steps" else v[..., runs]) for k, v in fields.items()}
-        return PGDResult(**out)
-
-    def truncate(self, last_step: int) -> "PGDResult":
-        """The logs of steps <= last_step."""
-        keep = self.steps <= last_step
-        fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        return PGDResult(**{k: (v if k == "alpha" else v[keep]) for k, v in fields.items()})
-
-    def followed_by(self, later: "PGDResult") -> "PGDResult":
-        """These logs then those of ``later`` (a resumed run, same runs) after the last step here."""
-        keep = later.steps > self.steps[-1]
-        fields = [f.name for f in dataclasses.fields(self)]
-        return PGDResult(**{k: (getattr(self, k) if k == "alpha" else
-                                np.concatenate([getattr(self, k), getattr(later, k)[keep]]))
-                            for k in fields})
 
 
 def initial_state(initial) -> Overlaps:
@@ -215,7 +150,7 @@ def _iterate(state, logs, log_steps, lam, first, cols, d, L, gamma, alpha, start
                 logs[j, 5] = _excess_risk(d, L, gamma, lam_now, state)
                 logs[j, 6] = lam_now
             if step < end:
-                state = pgd_map(alpha, *state, *partials(step_consts[i], *state))
+                state = pgd_step(alpha, *state, *partials(step_consts[i], *state))
 
 
 def _iterate_kernel(state, logs, log_steps, lam, first, cols, d, L, gamma, alpha, start_step, end):
@@ -247,36 +182,38 @@ def _iterate_kernel(state, logs, log_steps, lam, first, cols, d, L, gamma, alpha
 _ROUTES = {"kernel": _iterate_kernel, "numpy": _iterate}
 
 
-def overlap_pgd(initial, *, d, L=10, gamma=np.sqrt(0.5), eps=0.0, lam, alpha, steps: int,
-                log_every: int = 1, start_step: int = 0, engine: str = "kernel") -> PGDResult:
-    """Run population PGD from ``initial`` for ``steps`` steps.
+def overlap_pgd(problem, initial, *, alpha, n_steps: int, log_every: int = 1,
+                start_step: int = 0, engine: str = "kernel") -> PGDTrajectory:
+    """Run population PGD from ``initial`` for ``n_steps`` steps.
 
+    ``problem``: a ``theory.Problem`` or a ``ScheduledProblem`` (lambda a number, a schedule, or
+    one per run); d, L, gamma and alpha are scalars or arrays of shape (n_runs,).
     ``initial``: ``Overlaps`` (array fields of shape (n_runs,), or scalars) or a tuple of the five
-    overlap arrays in the order of OVERLAP_NAMES (e.g. ``PGDResult.state_at(-1)``).
+    overlap arrays in the order of OVERLAP_NAMES (e.g. ``PGDTrajectory.state_at(-1)``).
 
-    d, L, gamma, eps, alpha: scalars or arrays of shape (n_runs,); lam: see ``lambda_table``.
     ``start_step`` resumes a run: the iterate ``initial`` is taken as that of step start_step
     (the schedule is evaluated from there). Logs start_step, the multiples of log_every after it
     and the last step. eps does not enter (the gradient does not depend on it; the logged excess
     risk is R - eps^2). Exact for every d (see ``numerics.dynamics.overlap_steps``); raises
     FloatingPointError if an iterate becomes non-finite. ``engine``: "kernel" (compiled,
     ``numerics.kernels``) or "numpy" (the reference route); they agree to round-off.
+    Sibling: ``vector_pgd`` (explicit R^d).
     """
+    lam = lambda_setting(problem)
     check_engine(engine)
-    check_integer("steps", steps, 0)
+    check_integer("n_steps", n_steps, 0)
     check_integer("log_every", log_every, 1)
     check_integer("start_step", start_step, 0)
     start = initial_state(initial)
     n_runs = start.kappa.shape[0]
-    problem = Problem(d=d, L=L, gamma=gamma, eps=eps, lam=1.0)  # validates d, L, gamma, eps
     alpha = as_real_array("alpha", alpha)
     if not np.all(alpha > 0):
         raise ValueError(f"alpha={alpha!r} is not allowed: the step size must be finite and > 0")
-    d, L, gamma, alpha = (per_run(name, x, n_runs) for name, x in
-                          (("d", d), ("L", L), ("gamma", gamma), ("alpha", alpha)))
-    check_realisable(dataclasses.replace(problem, d=d), start)
+    d, L, gamma, alpha = (per_run(name, x, n_runs) for name, x in (
+        ("d", problem.d), ("L", problem.L), ("gamma", problem.gamma), ("alpha", alpha)))
+    check_realisable(dataclasses.replace(problem.task, d=d), start)
     state = [np.array(x, dtype=float) for x in start.as_tuple()]
-    end = start_step + steps
+    end = start_step + n_steps
     log_steps = np.unique(np.r_[start_step, np.arange(0, end + 1, log_every), end])
     log_steps = log_steps[log_steps >= start_step]
     logs = np.empty((len(log_steps), 7, n_runs))  # 5 overlaps, excess risk, lambda
@@ -290,4 +227,4 @@ def overlap_pgd(initial, *, d, L=10, gamma=np.sqrt(0.5), eps=0.0, lam, alpha, st
                                  "large for this lambda and d?") from None
     # Logged states are feasible Overlaps: the roundoff drift of the recursion is removed (module comment).
     logs[:, :5] = np.stack(nearest_feasible(*np.moveaxis(logs[:, :5], 1, 0)), axis=1)
-    return PGDResult(log_steps, *(logs[:, j] for j in range(7)), alpha=alpha)
+    return PGDTrajectory(log_steps, *(logs[:, j] for j in range(7)), alpha=alpha)

@@ -17,20 +17,20 @@ import dataclasses
 
 import numpy as np
 
-from theory.parameters import Problem
 from theory.risk import risk_from_arrays, risk_grad_from_arrays
 
-from .pgd import PGDResult, lambda_table
+from .pgd import PGDTrajectory, lambda_table
+from .schedules import lambda_setting
 
-__all__ = ["VectorPGDResult", "vector_pgd"]
+__all__ = ["VectorPGDTrajectory", "vector_pgd"]
 
 
 @dataclasses.dataclass(frozen=True)
-class VectorPGDResult:
+class VectorPGDTrajectory:
     """``log``: the same logs as ``overlap_pgd`` (overlaps read from the vectors); the final vectors
     k, v (and the fixed k*, v*), each of shape (n_runs, d)."""
 
-    log: PGDResult
+    log: PGDTrajectory
     k: np.ndarray
     v: np.ndarray
     k_star: np.ndarray
@@ -41,36 +41,40 @@ def _dot(a, b):
     return np.einsum("ij,ij->i", a, b)
 
 
-def vector_pgd(k, v, k_star, v_star, *, L=10, gamma=np.sqrt(0.5), eps=0.0, lam, alpha, steps: int,
-               log_every: int = 1) -> VectorPGDResult:
-    """PGD on vectors of shape (n_runs, d) (d is read from the arrays); other arguments as in
-    ``numerics.dynamics.pgd.overlap_pgd`` (lam: number, schedule, or one per run)."""
+def vector_pgd(problem, k, v, k_star, v_star, *, alpha, n_steps: int,
+               log_every: int = 1) -> VectorPGDTrajectory:
+    """PGD on vectors of shape (n_runs, d); ``problem.d`` must equal the vectors' d. Other
+    arguments as in ``numerics.dynamics.pgd.overlap_pgd`` (lambda: a number, a schedule, or one per
+    run); d, L, gamma, eps scalars. Sibling of ``overlap_pgd``, which it checks."""
     k, v, k_star, v_star = (np.array(x, dtype=float, ndmin=2) for x in (k, v, k_star, v_star))
     if not (k.shape == v.shape == k_star.shape == v_star.shape):
         raise ValueError(f"k, v, k_star, v_star must have the same shape (n_runs, d); got "
                          f"{k.shape}, {v.shape}, {k_star.shape}, {v_star.shape}")
-    if not (isinstance(steps, (int, np.integer)) and steps >= 0):
-        raise ValueError(f"steps={steps!r} is not allowed: steps must be an integer >= 0")
+    if not (isinstance(n_steps, (int, np.integer)) and n_steps >= 0):
+        raise ValueError(f"n_steps={n_steps!r} is not allowed: n_steps must be an integer >= 0")
     if not (isinstance(log_every, (int, np.integer)) and log_every >= 1):
         raise ValueError(f"log_every={log_every!r} is not allowed: log_every must be an integer >= 1")
     n_runs, d = k.shape
-    Problem(d=d, L=L, gamma=gamma, eps=eps, lam=1.0)
+    lam = lambda_setting(problem)
+    if np.ndim(problem.d) > 0 or int(problem.d) != d:
+        raise ValueError(f"problem.d={problem.d!r} is not allowed: it must equal the vectors' d = {d}")
+    L, gamma, eps = problem.L, problem.gamma, problem.eps
     alpha = np.broadcast_to(np.asarray(alpha, dtype=float), (n_runs,)).copy()
     if not np.all(np.isfinite(alpha) & (alpha > 0)):
         raise ValueError(f"alpha={alpha!r} is not allowed: the step size must be finite and > 0")
-    lam_all = lambda_table(lam, 0, steps + 1, n_runs)
-    log_steps = np.unique(np.r_[np.arange(0, steps + 1, log_every), steps])
+    lam_all = lambda_table(lam, 0, n_steps + 1, n_runs)
+    log_steps = np.unique(np.r_[np.arange(0, n_steps + 1, log_every), n_steps])
     logs = np.empty((len(log_steps), 7, n_runs))
     j = 0
     col = alpha[:, None]
-    for t in range(steps + 1):
+    for t in range(n_steps + 1):
         overlaps = (_dot(k, k_star), _dot(v, v_star), _dot(v, k_star), _dot(k, v_star), _dot(k, v))
         if j < len(log_steps) and t == log_steps[j]:
             logs[j, :5] = overlaps
             logs[j, 5] = risk_from_arrays(float(d), L, gamma, 0.0, lam_all[t], *overlaps)
             logs[j, 6] = lam_all[t]
             j += 1
-        if t == steps:
+        if t == n_steps:
             break
         r_kappa, r_nu, r_theta, r_eta, r_rho = risk_grad_from_arrays(
             float(d), L, gamma, eps, lam_all[t], *overlaps)
@@ -80,5 +84,5 @@ def vector_pgd(k, v, k_star, v_star, *, L=10, gamma=np.sqrt(0.5), eps=0.0, lam, 
         new_v = v - col * (g_v - _dot(g_v, v)[:, None] * v)
         k = new_k / np.linalg.norm(new_k, axis=1, keepdims=True)
         v = new_v / np.linalg.norm(new_v, axis=1, keepdims=True)
-    log = PGDResult(log_steps, *(logs[:, i] for i in range(7)), alpha=alpha)
-    return VectorPGDResult(log, k, v, k_star, v_star)
+    log = PGDTrajectory(log_steps, *(logs[:, i] for i in range(7)), alpha=alpha)
+    return VectorPGDTrajectory(log, k, v, k_star, v_star)

@@ -24,7 +24,10 @@ import dataclasses
 import numpy as np
 from scipy.integrate import solve_ivp
 
+from theory.parameters import Problem
+
 from .flow import manifold_flow_velocity
+from .ode import OdeOptions
 
 __all__ = ["FixedPoint", "manifold_fixed_points", "manifold_jacobian", "Separatrix", "separatrix",
            "predicted_limit_sign"]
@@ -41,19 +44,19 @@ class FixedPoint:
     kind: str  # "saddle", "stable node", "unstable node"
 
 
-def manifold_jacobian(kappa, nu, *, d, L=10, gamma=np.sqrt(0.5), lam, h=1e-6):
+def manifold_jacobian(problem: Problem, kappa, nu, *, h=1e-6):
     """2x2 Jacobian of (kappa', nu') by central differences with step h (truncation O(h^2),
     roundoff O(eps/h): ~1e-10 relative for h = 1e-6)."""
-    f = lambda x, y: np.array(manifold_flow_velocity(x, y, d=d, L=L, gamma=gamma, lam=lam))
+    f = lambda x, y: np.array(manifold_flow_velocity(problem, x, y))
     return np.column_stack([(f(kappa + h, nu) - f(kappa - h, nu)) / (2 * h),
                             (f(kappa, nu + h) - f(kappa, nu - h)) / (2 * h)])
 
 
-def manifold_fixed_points(*, d, L=10, gamma=np.sqrt(0.5), lam) -> list:
+def manifold_fixed_points(problem: Problem) -> list:
     """The five fixed points (0, 0), (+-1, +-1) with their linear classification."""
     points = []
     for kappa, nu in [(0.0, 0.0), (1.0, 1.0), (-1.0, -1.0), (1.0, -1.0), (-1.0, 1.0)]:
-        jac = manifold_jacobian(kappa, nu, d=d, L=L, gamma=gamma, lam=lam)
+        jac = manifold_jacobian(problem, kappa, nu)
         eig = np.linalg.eigvals(jac)
         if np.max(np.abs(eig.imag)) > 0 or np.min(np.abs(eig.real)) == 0:
             kind = "non-hyperbolic or focus"
@@ -81,24 +84,23 @@ class Separatrix:
         return np.interp(kappa, self.kappa, self.nu)
 
 
-def separatrix(*, d, L=10, gamma=np.sqrt(0.5), lam, start=1e-8, t_end=1e4, rtol=1e-11,
-               atol=1e-14) -> Separatrix:
+def separatrix(problem: Problem, *, start=1e-8, t_end=1e4,
+               ode: OdeOptions = OdeOptions(rtol=1e-11, atol=1e-14)) -> Separatrix:
     """Integrate the time-reversed flow on M from (0, 0) + start * (stable eigenvector), where the
     reversed flow is repelled from the saddle along the curve; stops when |kappa| or |nu| reaches
     1 - 1e-9. Raises if the integration fails or the curve is not a graph over kappa."""
-    jac = manifold_jacobian(0.0, 0.0, d=d, L=L, gamma=gamma, lam=lam)
+    jac = manifold_jacobian(problem, 0.0, 0.0)
     eig, vec = np.linalg.eig(jac)
     stable = vec[:, np.argmin(eig.real)].real
     stable = stable if stable[0] > 0 else -stable
 
     def back(t, y):
-        return -np.array(manifold_flow_velocity(y[0], y[1], d=d, L=L, gamma=gamma, lam=lam))
+        return -np.array(manifold_flow_velocity(problem, y[0], y[1]))
 
     def near_corner(t, y):
         return max(abs(y[0]), abs(y[1])) - (1.0 - 1e-9)
     near_corner.terminal = True
-    sol = solve_ivp(back, (0.0, t_end), start * stable, method="LSODA", rtol=rtol, atol=atol,
-                    events=[near_corner])
+    sol = solve_ivp(back, (0.0, t_end), start * stable, **ode.kwargs(), events=[near_corner])
     if sol.status < 0:
         raise RuntimeError(f"separatrix integration failed: {sol.message}")
     kappa, nu = np.r_[0.0, sol.y[0]], np.r_[0.0, sol.y[1]]

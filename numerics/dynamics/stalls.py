@@ -1,13 +1,7 @@
 """Measurements beyond Theorem 5 (docs/math/dynamics.md#the-papers-experiments): stalls off M, the nature of the oracle off M, and
-what the lambda schedule does. Everything here is measured, not proved.
+what the lambda schedule does. Everything here is measured, not proved. The oracle's Hessian in
+local coordinates is ``numerics.dynamics.hessian_fd.local_oracle_hessian_fd``.
 
-- ``oracle_hessian``: the Hessian of R on the sphere product at the oracle (k, v) = (k*, v*), in
-  local coordinates k = (k* + x1 v* + x2 w)/|.|, v = (v* + y1 k* + y2 w)/|.| (w a unit vector
-  orthogonal to k*, v*), so kappa = 1/|k~|, eta = x1/|k~|, nu = 1/|v~|, theta = y1/|v~|,
-  rho = (x1 + y1 + x2 y2)/(|k~| |v~|). Every other tangent direction (k and v moving along
-  distinct unit vectors orthogonal to k*, v*) only lowers kappa or nu at second order, like x2
-  and y2 alone, so these four coordinates carry the whole second-order structure. Central
-  differences of the closed-form risk with step h (error O(h^2) + O(eps R / h^2)).
 - ``perturbed_pgd``: PGD started at small random perturbations of a point (the oracle, a stall
   point); reports whether the runs return to it or leave it.
 - ``stall_summary``: runs of an experiment that did not align, where they ended and at what risk.
@@ -20,62 +14,15 @@ import dataclasses
 import numpy as np
 
 from theory.parameters import Overlaps, Problem
-from theory.risk import oracle_risk, risk_from_arrays
+from theory.risk import oracle_risk
 
 from .experiments import ExperimentResult, summarize_alignment
 from ..montecarlo.geometry import overlaps_from_vectors, vectors_from_overlaps
-from .pgd import PGDResult, overlap_pgd
+from .hessian_fd import local_oracle_hessian_fd
+from .pgd import PGDTrajectory, overlap_pgd
 
-__all__ = ["OracleHessian", "oracle_hessian", "overlaps_near_oracle", "PerturbationResult",
-           "perturbed_pgd", "StallSummary", "stall_summary", "BeyondTheoremSummary",
-           "beyond_theorem_summary"]
-
-
-def overlaps_near_oracle(x1, x2, y1, y2):
-    """(kappa, nu, theta, eta, rho) at the local coordinates of the module docstring (broadcasts)."""
-    x1, x2, y1, y2 = (np.asarray(z, dtype=float) for z in (x1, x2, y1, y2))
-    nk = np.sqrt(1.0 + x1 * x1 + x2 * x2)
-    nv = np.sqrt(1.0 + y1 * y1 + y2 * y2)
-    return 1.0 / nk, 1.0 / nv, y1 / nv, x1 / nk, (x1 + y1 + x2 * y2) / (nk * nv)
-
-
-@dataclasses.dataclass(frozen=True)
-class OracleHessian:
-    """Hessian in the coordinates (x1, x2, y1, y2), its eigenvalues (ascending) and eigenvectors
-    (columns). ``resolution`` bounds the roundoff of the second differences, 16 eps R / h^2 (four
-    risk values of size R, each with relative error <= 4 eps, over 4 h^2); an eigenvalue within it
-    of 0 is undetermined. ``kind``: "local minimum" (all eigenvalues > resolution), "saddle" (one
-    < -resolution), else "degenerate" (a direction flat to working precision)."""
-
-    hessian: np.ndarray
-    eigenvalues: np.ndarray
-    eigenvectors: np.ndarray
-    h: float
-    resolution: float
-
-    @property
-    def kind(self) -> str:
-        if self.eigenvalues[0] > self.resolution:
-            return "local minimum"
-        if self.eigenvalues[0] < -self.resolution:
-            return "saddle"
-        return "degenerate"
-
-
-def oracle_hessian(*, d, L=10, gamma=np.sqrt(0.5), lam, h=1e-4) -> OracleHessian:
-    """Central-difference Hessian of R at the oracle in the coordinates of the module docstring."""
-    Problem(d=d, L=L, gamma=gamma, lam=lam)
-    risk = lambda z: risk_from_arrays(float(d), L, gamma, 0.0, lam, *overlaps_near_oracle(*z))
-    hess = np.empty((4, 4))
-    eye = np.eye(4) * h
-    for i in range(4):
-        for j in range(4):
-            hess[i, j] = (risk(eye[i] + eye[j]) - risk(eye[i] - eye[j])
-                          - risk(-eye[i] + eye[j]) + risk(-eye[i] - eye[j])) / (4 * h * h)
-    hess = 0.5 * (hess + hess.T)
-    eig, vec = np.linalg.eigh(hess)
-    resolution = 16 * np.finfo(float).eps * abs(float(risk(np.zeros(4)))) / h**2
-    return OracleHessian(hess, eig, vec, h, resolution)
+__all__ = ["PerturbationResult", "perturbed_pgd", "StallSummary", "stall_summary",
+           "BeyondTheoremSummary", "beyond_theorem_summary"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,10 +33,10 @@ class PerturbationResult:
     point: tuple
     initial_distance: np.ndarray
     final_distance: np.ndarray
-    log: PGDResult
+    log: PGDTrajectory
 
 
-def perturbed_pgd(point: Overlaps, *, d, L=10, gamma=np.sqrt(0.5), lam, alpha, steps, size, n_runs,
+def perturbed_pgd(problem: Problem, point: Overlaps, *, alpha, n_steps, size, n_runs,
                   rng: np.random.Generator, log_every=100, embed_dim=8) -> PerturbationResult:
     """PGD from random perturbations of ``point`` (scalar overlaps): (k, v, k*, v*) realised in
     R^embed_dim (a random frame), k and v moved by size * (standard Gaussian vectors) and
@@ -101,8 +48,7 @@ def perturbed_pgd(point: Overlaps, *, d, L=10, gamma=np.sqrt(0.5), lam, alpha, s
     k /= np.linalg.norm(k, axis=1, keepdims=True)
     v /= np.linalg.norm(v, axis=1, keepdims=True)
     start = overlaps_from_vectors(k, v, k_star, v_star).as_tuple()
-    log = overlap_pgd(start, d=d, L=L, gamma=gamma, lam=lam, alpha=alpha, steps=steps,
-                      log_every=log_every)
+    log = overlap_pgd(problem, start, alpha=alpha, n_steps=n_steps, log_every=log_every)
     ref = np.array([float(x) for x in point.as_tuple()])[:, None]
     dist = lambda state: np.linalg.norm(np.array(state) - ref, axis=0)
     return PerturbationResult(tuple(ref[:, 0]), dist(start), dist(log.state_at(-1)), log)
@@ -182,19 +128,20 @@ def beyond_theorem_summary(results, *, seed=0, delta=0.05, n_perturbed=10, size=
         lam, c = r.config.lam, r.config
         if callable(lam) or lam in hessians:
             continue
-        h = oracle_hessian(d=c.d, L=c.L, gamma=c.gamma, lam=lam)
+        problem = Problem(d=c.d, L=c.L, gamma=c.gamma, lam=lam)
+        h = local_oracle_hessian_fd(problem)
         hessians[lam] = h
         perturbations[lam] = perturbed_pgd(
-            Overlaps.oracle(), d=c.d, L=c.L, gamma=c.gamma, lam=lam, alpha=0.5 / h.eigenvalues[-1],
-            steps=perturbation_steps, size=size, n_runs=n_perturbed, rng=rng,
-            log_every=perturbation_steps)
+            problem, Overlaps.oracle(), alpha=0.5 / h.eigenvalues[-1], n_steps=perturbation_steps,
+            size=size, n_runs=n_perturbed, rng=rng, log_every=perturbation_steps)
     stall_point = None
     for r, s in zip(results, stalls):
         if len(s.stalled) and not callable(r.config.lam):
             point = Overlaps(**{k: float(v[0]) for k, v in s.final.items()})
             c = r.config
-            stall_point = perturbed_pgd(point, d=c.d, L=c.L, gamma=c.gamma, lam=c.lam, alpha=c.alpha,
-                                        steps=perturbation_steps // 10, size=size, n_runs=n_perturbed,
-                                        rng=rng, log_every=perturbation_steps // 10)
+            problem = Problem(d=c.d, L=c.L, gamma=c.gamma, lam=c.lam)
+            stall_point = perturbed_pgd(problem, point, alpha=c.alpha, n_steps=perturbation_steps // 10,
+                                        size=size, n_runs=n_perturbed, rng=rng,
+                                        log_every=perturbation_steps // 10)
             break
     return BeyondTheoremSummary(alignment, stalls, hessians, perturbations, stall_point)

@@ -2,8 +2,8 @@
 
 Per run and step: the constants of ``numerics.dynamics.risk_partials.lambda_constants`` at (d, L, gamma,
 lambda_t) (recomputed only when lambda_t changes), the five partials of
-``numerics.dynamics.risk_partials.partials`` and the map ``numerics.dynamics.overlap_steps.pgd_map``, each
-transcribed operation by operation in the same order. The IEEE-rounded operations (+, -, *, /,
+``numerics.dynamics.risk_partials.partials``, transcribed operation by operation in the same order,
+and the step ``numerics.dynamics.overlap_steps.pgd_step`` itself, compiled. The IEEE-rounded operations (+, -, *, /,
 sqrt) therefore give the same bits; erf and exp come from the C library instead of SciPy/NumPy
 (each within an ulp or two), which is where the two routes part, at round-off (bound and test in
 ``docs/math/kernels.md#pgd``). Runs are independent: the outer loop is over runs, the state of a
@@ -16,9 +16,10 @@ import math
 
 import numpy as np
 
+from ..dynamics.overlap_steps import pgd_step
 from ._jit import jit
 
-__all__ = ["pgd_kernel", "N_CONSTANTS", "GL_NODES", "GL_WEIGHTS"]
+__all__ = ["pgd_kernel", "lambda_constants_kernel", "N_CONSTANTS", "GL_NODES", "GL_WEIGHTS"]
 
 N_CONSTANTS = 30
 GL_NODES, GL_WEIGHTS = np.polynomial.legendre.leggauss(20)
@@ -28,7 +29,7 @@ _TWO_OVER_SQRT_PI = float(2.0 / np.sqrt(np.pi))
 
 
 @jit
-def _constants(d, L, gamma, lam, nodes, weights, out, gl_x2, gl_w):
+def lambda_constants_kernel(d, L, gamma, lam, nodes, weights, out, gl_x2, gl_w):
     """``lambda_constants`` at one (d, L, gamma, lambda), into out (30,), gl_x2, gl_w (20,)."""
     s = math.sqrt(d / 2.0)
     g2 = gamma * gamma
@@ -104,30 +105,9 @@ def _partials(c, gl_x2, gl_w, kappa, nu, theta, eta, rho):
     return r_kappa, r_nu, r_theta, r_eta, r_rho
 
 
-@jit
-def _pgd_map(alpha, kappa, nu, theta, eta, rho, r_kappa, r_nu, r_theta, r_eta, r_rho):
-    """``numerics.dynamics.overlap_steps.pgd_map`` at one point."""
-    a_k = r_kappa * kappa + r_eta * eta + r_rho * rho
-    a_v = r_nu * nu + r_theta * theta + r_rho * rho
-    c_k = 1.0 + alpha * a_k
-    c_v = 1.0 + alpha * a_v
-    t_kappa = r_theta + r_rho * kappa
-    t_nu = r_nu + r_rho * eta
-    gk_v = r_kappa * theta + r_eta * nu + r_rho
-    k_gv = r_nu * eta + r_theta * kappa + r_rho
-    gk_gv = r_kappa * t_kappa + r_eta * t_nu + r_rho * a_v
-    new_kappa = c_k * kappa - alpha * (r_kappa + r_rho * theta)
-    new_eta = c_k * eta - alpha * (r_eta + r_rho * nu)
-    new_theta = c_v * theta - alpha * t_kappa
-    new_nu = c_v * nu - alpha * t_nu
-    new_rho = c_k * c_v * rho - alpha * (c_k * k_gv + c_v * gk_v) + alpha * alpha * gk_gv
-    r_rho2 = r_rho * r_rho
-    gk2 = r_kappa * r_kappa + r_eta * r_eta + r_rho2 + 2.0 * r_rho * (gk_v - r_rho)
-    gv2 = r_nu * r_nu + r_theta * r_theta + r_rho2 + 2.0 * r_rho * (k_gv - r_rho)
-    inv_nk = 1.0 / math.sqrt(1.0 + alpha * alpha * (gk2 - a_k * a_k))
-    inv_nv = 1.0 / math.sqrt(1.0 + alpha * alpha * (gv2 - a_v * a_v))
-    return (new_kappa * inv_nk, new_nu * inv_nv, new_theta * inv_nv, new_eta * inv_nk,
-            new_rho * (inv_nk * inv_nv))
+# The step itself is ``numerics.dynamics.overlap_steps.pgd_step``, compiled: one piece of code for
+# both routes (numba compiles its np.sqrt of a float as the IEEE sqrt, as math.sqrt).
+_pgd_step = jit(pgd_step)
 
 
 @jit
@@ -159,9 +139,9 @@ def pgd_kernel(state, d, L, gamma, alpha, lam, cols, log_rows, logs, nodes, weig
                 break
             if lam[i, col] != lam_now:
                 lam_now = lam[i, col]
-                _constants(d[j], L[j], gamma[j], lam_now, nodes, weights, c, gl_x2, gl_w)
+                lambda_constants_kernel(d[j], L[j], gamma[j], lam_now, nodes, weights, c, gl_x2, gl_w)
             r = _partials(c, gl_x2, gl_w, kappa, nu, theta, eta, rho)
-            kappa, nu, theta, eta, rho = _pgd_map(alpha[j], kappa, nu, theta, eta, rho, *r)
+            kappa, nu, theta, eta, rho = _pgd_step(alpha[j], kappa, nu, theta, eta, rho, *r)
             if not (math.isfinite(kappa) and math.isfinite(nu) and math.isfinite(theta)
                     and math.isfinite(eta) and math.isfinite(rho)):
                 if failed < 0:

@@ -27,7 +27,7 @@ import numpy as np
 
 from theory.bayes import scalar_problem_fields
 from theory.checks import check_integer
-from theory.parameters import Problem
+from theory.parameters import Task
 
 from .population_risk import Estimate, RunningMean
 
@@ -41,7 +41,7 @@ def _check_rng_n(n, rng, low=1):
         raise ValueError(f"rng={rng!r} is not allowed: rng must be a numpy.random.Generator")
 
 
-def sample_token_statistics(problem: Problem, n: int, rng: np.random.Generator):
+def sample_token_statistics(problem: Task, n: int, rng: np.random.Generator):
     """Draw (u, w, r, J) for n sequences in the reduced coordinates of the module docstring.
 
     u, w, r have shape (n, L); J (n,) is the 0-based informative location, uniform. Exact in law.
@@ -58,7 +58,7 @@ def sample_token_statistics(problem: Problem, n: int, rng: np.random.Generator):
     return u, w, r, J
 
 
-def posterior_weights(problem: Problem, u, sqnorm):
+def posterior_weights(problem: Task, u, sqnorm):
     """p_l = P(J = l | X) from u_l = <X_l, k*> and sqnorm_l = |X_l|^2, arrays of shape (..., L).
 
     log p_l = -(sqnorm_l - 2 s u_l + s^2) / (2 gamma^2) + sqnorm_l / 2 + const, normalised by
@@ -79,7 +79,7 @@ def conditional_variance(p, w):
     return mean, np.sum(p * np.square(w - mean[..., None]), axis=-1)
 
 
-def bayes_predictor(problem: Problem, X, k_star, v_star):
+def bayes_predictor(problem: Task, X, k_star, v_star):
     """The Bayes predictor on whole tokens: (E[Y | X], Var(Y | X)) for X of shape (..., L, d).
 
     k_star, v_star are the orthonormal task directions in R^d. Var includes eps^2.
@@ -93,10 +93,10 @@ def bayes_predictor(problem: Problem, X, k_star, v_star):
     return mean, var + eps * eps
 
 
-def bayes_risk_mc(problem: Problem, n: int, rng: np.random.Generator, chunk: int = 2**16) -> Estimate:
+def bayes_risk_mc(problem: Task, n: int, rng: np.random.Generator, chunk: int = 2**16) -> Estimate:
     """Bayes risk E[Var(Y | X)] by Monte Carlo over n sequences (docs/math/baselines.md#bayes-risk; module docstring).
 
-    Uses d, L, gamma, eps of a scalar ``problem`` (lam is ignored); needs d >= 2. Sequences are
+    Uses d, L, gamma, eps of a scalar ``problem`` (a ``Task``; a ``Problem``'s lam is not used); needs d >= 2. Sequences are
     drawn in the reduced coordinates (cost independent of d), ``chunk`` at a time; the stderr is
     the sample standard deviation of Var(Y | X) over sqrt(n). See the module docstring for where
     it is reliable. Sibling: ``theory.bayes.bayes_risk_quad`` (quadrature).

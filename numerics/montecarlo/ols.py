@@ -21,7 +21,7 @@ import dataclasses
 import numpy as np
 
 from theory.checks import check_integer
-from theory.parameters import Problem
+from theory.parameters import Task
 
 from .population_risk import Estimate, RunningMean
 from .task import sample_task
@@ -61,11 +61,11 @@ def _chunks(n, size):
         yield min(size, n - start)
 
 
-def ols_risk_mc(problem: Problem, k_star, v_star, n_train: int, n_test: int,
+def ols_risk_mc(problem: Task, k_star, v_star, n_train: int, n_test: int,
                 rng: np.random.Generator, J=None) -> OLSResult:
     """Fit OLS on n_train sequences and score it on n_test fresh ones (module docstring).
 
-    ``problem`` is scalar (lam is ignored); k_star, v_star are orthonormal in R^d; J = None draws
+    ``problem`` is a scalar ``Task`` (a ``Problem``'s lam is not used); k_star, v_star are orthonormal in R^d; J = None draws
     the location uniformly (the linear risk of paper Prop 3), an int fixes it (risk eps^2).
     Needs n_train > L d. The stderr is that of the test-sample mean of the squared error given the
     fitted coefficients.

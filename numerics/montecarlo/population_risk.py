@@ -22,7 +22,7 @@ from theory.parameters import OVERLAP_NAMES, Overlaps, Problem, check_realisable
 
 from .geometry import vectors_from_overlaps
 from ..kernels import check_engine
-from .task import _unit_vector, attention_predictor, sample_sequences, sample_task, sequence_draws
+from .task import unit_vector, attention_predictor, sample_sequences, sample_task, sequence_draws
 
 __all__ = ["Estimate", "population_risk_mc", "risk_mc_from_vectors"]
 
@@ -81,7 +81,7 @@ def _kernel_losses(s, gamma, eps, L, lam, k, v, k_star, v_star, m, rng, J):
     from ..kernels.montecarlo_step import span_risk_kernel
 
     r = k_star.size
-    k, v = _unit_vector("k", k, r), _unit_vector("v", v, r)
+    k, v = unit_vector("k", k, r), unit_vector("v", v, r)
     if not (np.isfinite(lam) and lam > 0):
         raise ValueError(f"lam={lam!r} is not allowed: lam must be a finite scalar > 0")
     J, Z, xi = sequence_draws(eps, L, k_star, v_star, m, rng, J)

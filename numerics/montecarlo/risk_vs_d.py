@@ -19,7 +19,7 @@ import numpy as np
 
 from theory.baselines import linear_risk, null_risk, oracle_best_lambda, prescribed_lambda
 from theory.bayes import bayes_risk_quad
-from theory.parameters import Overlaps, Problem
+from theory.parameters import Overlaps, Task
 from theory.risk import oracle_risk
 
 from .bayes_risk import bayes_risk_mc
@@ -72,19 +72,22 @@ def _log_grid(d_min, d_max, n):
     return np.unique(np.round(np.logspace(math.log10(d_min), math.log10(d_max), n)).astype(int))
 
 
-def risk_vs_d(rng: np.random.Generator, *, L: int = 10, gamma: float = math.sqrt(0.5),
-              eps: float = 0.0, d_min: int = 2, d_max: int = 10**6, size="quick") -> RiskVsD:
-    """Compute the curves and points of the module docstring; ``size`` is "quick", "full" or a
-    ``RiskVsDSize``. Needs 2 <= d_min < d_max."""
+def risk_vs_d(task: Task, rng: np.random.Generator, *, d_max: int = 10**6, size="quick") -> RiskVsD:
+    """Compute the curves and points of the module docstring for d from ``task.d`` (scalar, >= 2)
+    to ``d_max`` at the task's L, gamma, eps; ``size`` is "quick", "full" or a ``RiskVsDSize``."""
+    if not isinstance(task, Task):
+        raise ValueError(f"task={task!r} is not allowed: need a theory.Task")
     if not isinstance(rng, np.random.Generator):
         raise ValueError(f"rng={rng!r} is not allowed: rng must be a numpy.random.Generator")
     if isinstance(size, str):
         if size not in SIZES:
             raise ValueError(f"size={size!r} is not allowed: use one of {sorted(SIZES)} or a RiskVsDSize")
         size = SIZES[size]
-    if not 2 <= d_min < d_max:
-        raise ValueError(f"d_min={d_min!r}, d_max={d_max!r} are not allowed: need 2 <= d_min < d_max")
-    base = Problem(d=d_min, L=L, gamma=gamma, eps=eps, lam=1.0)  # validates L, gamma, eps
+    d_min = task.d
+    if np.ndim(d_min) != 0 or not 2 <= d_min < d_max:
+        raise ValueError(f"task.d={d_min!r}, d_max={d_max!r} are not allowed: need 2 <= task.d < d_max")
+    base = task.task
+    L, gamma, eps = base.L, base.gamma, base.eps
     d_curve = _log_grid(d_min, d_max, size.n_curve)
     n = d_curve.size
     quad, quad_err = np.full(n, np.nan), np.full(n, np.nan)
@@ -97,14 +100,14 @@ def risk_vs_d(rng: np.random.Generator, *, L: int = 10, gamma: float = math.sqrt
             q = bayes_risk_quad(problem)
             quad[i], quad_err[i] = q.value, q.abserr
     lam_pre = prescribed_lambda(d_curve, L)
-    prescribed = oracle_risk(dataclasses.replace(base, d=d_curve, lam=lam_pre))
+    prescribed = oracle_risk(dataclasses.replace(base, d=d_curve).with_lam(lam_pre))
     d_points = _log_grid(d_min, d_max, size.n_points)
     mc = np.empty((d_points.size, 4))
     children = rng.spawn(2 * d_points.size)
     for i, d in enumerate(d_points):
         problem = dataclasses.replace(base, d=int(d))
         b = bayes_risk_mc(problem, size.n_bayes_mc, children[2 * i])
-        at_best = dataclasses.replace(problem, lam=oracle_best_lambda(problem).lam)
+        at_best = problem.with_lam(oracle_best_lambda(problem).lam)
         o = population_risk_mc(at_best, Overlaps.oracle(), size.n_oracle_mc, children[2 * i + 1])
         mc[i] = b.mean, b.stderr, o.mean, o.stderr
     return RiskVsD(L=int(L), gamma=float(gamma), eps=float(eps), d_curve=d_curve, bayes_quad=quad,

@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import erf
 
-from theory.parameters import Problem
+from theory.parameters import Task
 
-__all__ = ["sample_task", "sample_sequences", "sequence_draws", "attention_predictor"]
+__all__ = ["sample_task", "sample_sequences", "sequence_draws", "attention_predictor", "unit_vector"]
 
 _EPS = np.finfo(float).eps
 
@@ -24,7 +24,9 @@ def _roundoff(d: int) -> float:
     return 4.0 * max(d, 1) * _EPS
 
 
-def _unit_vector(name: str, x, d: int) -> np.ndarray:
+def unit_vector(name: str, x, d: int) -> np.ndarray:
+    """``x`` as a float vector of shape (d,), or ValueError naming ``name`` unless it is finite and
+    of norm 1 up to roundoff (4 d eps)."""
     x = np.asarray(x, dtype=float)
     if x.shape != (d,):
         raise ValueError(f"{name} has shape {x.shape}: it must be a vector of shape ({d},)")
@@ -36,8 +38,8 @@ def _unit_vector(name: str, x, d: int) -> np.ndarray:
     return x
 
 
-def _scalar_problem(problem: Problem):
-    for name in ("d", "L", "gamma", "eps", "lam"):
+def _scalar_problem(problem: Task):
+    for name in ("d", "L", "gamma", "eps"):
         value = getattr(problem, name)
         if np.ndim(value) != 0:
             raise ValueError(f"problem.{name}={value!r} is not allowed: the sampler takes scalar "
@@ -80,8 +82,8 @@ def sequence_draws(eps, L, k_star, v_star, n, rng, J=None):
     kernel (``numerics.kernels.span_risk_kernel``) consumes the same numbers."""
     k_star = np.asarray(k_star, dtype=float)
     r = k_star.size
-    k_star = _unit_vector("k_star", k_star, r)
-    v_star = _unit_vector("v_star", v_star, r)
+    k_star = unit_vector("k_star", k_star, r)
+    v_star = unit_vector("v_star", v_star, r)
     if abs(float(k_star @ v_star)) > _roundoff(r):
         raise ValueError(f"<k_star, v_star>={float(k_star @ v_star)!r} is not allowed: k_star and "
                          "v_star must be orthogonal (up to roundoff)")
@@ -94,7 +96,7 @@ def sequence_draws(eps, L, k_star, v_star, n, rng, J=None):
     return J, Z, (rng.standard_normal(n) if eps > 0 else None)
 
 
-def sample_task(problem: Problem, k_star, v_star, n: int, rng: np.random.Generator, J=None):
+def sample_task(problem: Task, k_star, v_star, n: int, rng: np.random.Generator, J=None):
     """Draw n i.i.d. samples of the task of docs/math/task.md#the-task in R^d.
 
     Returns (X, Y, J): X of shape (n, L, d), Y of shape (n,), J of shape (n,) the 0-based
@@ -118,7 +120,7 @@ def attention_predictor(X, k, v, lam):
     if X.ndim < 2:
         raise ValueError(f"X has shape {X.shape}: it must have shape (..., L, d)")
     d = X.shape[-1]
-    k, v = _unit_vector("k", k, d), _unit_vector("v", v, d)
+    k, v = unit_vector("k", k, d), unit_vector("v", v, d)
     lam_arr = np.asarray(lam, dtype=float)
     if lam_arr.ndim != 0 or not np.isfinite(lam_arr) or lam_arr <= 0:
         raise ValueError(f"lam={lam!r} is not allowed: lam must be a finite scalar > 0")

@@ -2,9 +2,9 @@
 (``theory.nonlinearity``; docs/math/nonlinearities.md)."""
 
 from .comparison import OracleComparison, fitted_slope, oracle_comparison
-from .dynamics import gradient_sigma, overlap_flow_sigma, overlap_pgd_sigma
+from .dynamics import SIGMA_FLOW_ODE, gradient_sigma, overlap_flow_sigma, overlap_pgd_sigma
 from .montecarlo import population_risk_sigma_mc, predictor_sigma
 
 __all__ = ["OracleComparison", "fitted_slope", "oracle_comparison",
-           "gradient_sigma", "overlap_flow_sigma", "overlap_pgd_sigma",
+           "SIGMA_FLOW_ODE", "gradient_sigma", "overlap_flow_sigma", "overlap_pgd_sigma",
            "population_risk_sigma_mc", "predictor_sigma"]

@@ -14,7 +14,7 @@ import dataclasses
 
 import numpy as np
 
-from theory import Problem, bayes_risk_quad, linear_risk
+from theory import PAPER_GAMMA, PAPER_L, Task, bayes_risk_quad, linear_risk
 from theory.nonlinearity import NONLINEARITY_NAMES
 from theory.nonlinearity.oracle import oracle_best_lambda_sigma
 
@@ -35,7 +35,7 @@ class OracleComparison:
     gamma: float
 
 
-def oracle_comparison(d_grid, d_grid_costly, *, L=10, gamma=np.sqrt(0.5), names=NONLINEARITY_NAMES,
+def oracle_comparison(d_grid, d_grid_costly, *, L=PAPER_L, gamma=PAPER_GAMMA, names=NONLINEARITY_NAMES,
                       lam_range=(1e-3, 1e2), progress=None) -> OracleComparison:
     """Best-lambda oracle excess of each member over ``d_grid`` (softmax and Bayes, whose quadrature
     costs more, over ``d_grid_costly``). ``progress``: optional callable advanced once per point."""
@@ -44,7 +44,7 @@ def oracle_comparison(d_grid, d_grid_costly, *, L=10, gamma=np.sqrt(0.5), names=
         grid = d_grid_costly if name == "softmax" else d_grid
         rows = []
         for d in grid:
-            opt = oracle_best_lambda_sigma(Problem(d=int(d), L=L, gamma=gamma, lam=1.0), name,
+            opt = oracle_best_lambda_sigma(Task(d=int(d), L=L, gamma=gamma), name,
                                            lam_range=lam_range)
             rows.append((d, opt.lam, opt.excess.value, opt.excess.abserr, opt.interior))
             if progress:
@@ -53,8 +53,8 @@ def oracle_comparison(d_grid, d_grid_costly, *, L=10, gamma=np.sqrt(0.5), names=
         members[name] = dict(d=np.array(cols[0], dtype=float), lam=np.array(cols[1]),
                              excess=np.array(cols[2]), abserr=np.array(cols[3]),
                              interior=np.array(cols[4], dtype=bool))
-    bayes = [bayes_risk_quad(Problem(d=int(d), L=L, gamma=gamma, lam=1.0)) for d in d_grid_costly]
-    linear = float(linear_risk(Problem(d=2, L=L, gamma=gamma, lam=1.0)))
+    bayes = [bayes_risk_quad(Task(d=int(d), L=L, gamma=gamma)) for d in d_grid_costly]
+    linear = float(linear_risk(Task(d=2, L=L, gamma=gamma)))
     return OracleComparison(members, np.asarray(d_grid_costly, dtype=float),
                             np.array([b.value for b in bayes]), np.array([b.abserr for b in bayes]),
                             linear, L, float(gamma))

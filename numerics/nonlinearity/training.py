@@ -60,11 +60,11 @@ def sgd_training_sigma(sigma, *, config=PAPER_SGD, n_steps=None, n_runs=None, se
     parts = [sample_initial_overlaps(config.d, 1, child(s, 0), on_manifold=config.init == "manifold")
              for s in seeds]
     start = Overlaps(**{k: np.concatenate([getattr(p, k) for p in parts]) for k in OVERLAP_NAMES})
-    traj = online_sgd_reduced_sigma(config.problem(), start, member, alpha=config.alpha, n_steps=n_steps,
+    traj = online_sgd_reduced_sigma(config.problem, start, member, alpha=config.alpha, n_steps=n_steps,
                                     batch_size=config.batch_size, rng=[child(s, 1) for s in seeds],
-                                    schedule=config.schedule(), log_every=n_steps)
+                                    log_every=n_steps)
     final = {k: np.asarray(getattr(traj, k))[-1] for k in OVERLAP_NAMES}
-    lam = float(config.schedule()(n_steps))
+    lam = float(config.schedule(n_steps))
     prob = Problem(d=config.d, L=config.L, gamma=config.gamma, eps=0.0, lam=lam)
     excess = np.array([float(population_risk_sigma(prob, Overlaps(**{k: float(final[k][i]) for k in final}),
                                                    member)) for i in range(n_runs)])

@@ -133,6 +133,8 @@ def _read_cache(npz: Path, sidecar: Path, key: str, shape: tuple):
     return states
 
 
+# long function: one pass (validate, look up the cache, run the batches, write the cache) that
+# shares its key, shape and timer; the probing extra (torch) is not in the default test run.
 def cls_hidden_states(sentences, model, tokenizer=None, *, batch_size=32, cache_dir=None,
                       progress=True) -> ClsStates:
     """[CLS] state of every layer for every sentence: ``states`` of shape (n_layers+1, n, hidden).

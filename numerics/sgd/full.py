@@ -22,12 +22,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import erf
 
-from theory.parameters import Problem
-
 from .trajectory import (SGDTrajectory, TrajectoryLog, check_settings, child_streams,
                              lambda_path, logged_steps, progress_bar, run_generators)
 
-__all__ = ["online_sgd_full", "minibatch_loss_grad", "sample_batch"]
+__all__ = ["online_sgd_full", "minibatch_loss_grad", "sample_batch", "sphere_step"]
 
 _TWO_OVER_SQRT_PI = 2.0 / np.sqrt(np.pi)
 # Unit-norm and orthogonality of the inputs are checked up to this (a few ulps times sqrt(d) slack).
@@ -75,7 +73,8 @@ def _test_risk(X, Y, k, v, lam):
     return np.mean((Y - T) ** 2, axis=1)
 
 
-def _sphere_step(x, g, alpha):
+def sphere_step(x, g, alpha):
+    """One projected step on the unit sphere, rows of x: normalise(x - alpha (g - <x, g> x))."""
     y = x - alpha * (g - np.sum(x * g, axis=1, keepdims=True) * x)
     return y / np.linalg.norm(y, axis=1, keepdims=True)
 
@@ -92,16 +91,17 @@ def _check_vectors(d, k, v, k_star, v_star):
     return arrays
 
 
-def online_sgd_full(problem: Problem, k, v, k_star, v_star, *, alpha: float, n_steps: int,
-                    batch_size: int, rng, schedule=None, log_every: int = 1,
+def online_sgd_full(problem, k, v, k_star, v_star, *, alpha: float, n_steps: int,
+                    batch_size: int, rng, log_every: int = 1,
                     test_size: int = 0, progress: bool = False, loss_grad=None) -> SGDTrajectory:
     """Run online SGD (module docstring) from (k, v) for n_runs independent runs at once.
 
     k, v, k_star, v_star: arrays (n_runs, d), d = problem.d, unit rows, k* ⟂ v*.
     ``rng``: a Generator or one Generator per run. Run i's training stream and test set come from
     two children spawned from its generator, so the trajectory does not depend on ``test_size``.
-    ``schedule``: lambda_t (``numerics.dynamics.schedules``); None means the constant problem.lam. Step t
-    (t = 0..n_steps-1) uses lambda_t; the risks logged at step n use lambda_n.
+    ``problem``: a ``theory.Problem`` (constant lambda) or a ``ScheduledProblem`` whose lam is a
+    schedule lambda_t (``numerics.dynamics.schedules``). Step t (t = 0..n_steps-1) uses lambda_t;
+    the risks logged at step n use lambda_n.
     test_size > 0: a fixed test set of that size is sampled once per run (the paper uses 1000)
     and the empirical risk on it is logged (``test_risk_kind = "fixed"``).
     ``progress``: a tqdm bar of the steps (updated at the logged steps). ``loss_grad``: another
@@ -116,7 +116,7 @@ def online_sgd_full(problem: Problem, k, v, k_star, v_star, *, alpha: float, n_s
     n_runs = k.shape[0]
     streams = [child_streams(g, 2) for g in run_generators(rng, n_runs)]
     train, test = [s[0] for s in streams], [s[1] for s in streams]
-    lam = lambda_path(problem, schedule, n_steps)
+    lam = lambda_path(problem, n_steps)
     steps = logged_steps(n_steps, log_every)
     log = TrajectoryLog(steps, n_runs, with_test=test_size > 0)
     X_test = Y_test = None
@@ -141,6 +141,6 @@ def online_sgd_full(problem: Problem, k, v, k_star, v_star, *, alpha: float, n_s
             break
         X, Y = sample_batch(train, k_star, v_star, batch_size, L, gamma, eps)
         _, g_k, g_v = (loss_grad or minibatch_loss_grad)(X, Y, k, v, lam[n])
-        k, v = _sphere_step(k, g_k, alpha), _sphere_step(v, g_v, alpha)
+        k, v = sphere_step(k, g_k, alpha), sphere_step(v, g_v, alpha)
     bar.close()
     return log.result(lam, "fixed" if test_size > 0 else "none", d, eps, alpha, batch_size)

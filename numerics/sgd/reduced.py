@@ -1,32 +1,19 @@
 """Exact reduced simulator of online SGD: the overlap process in O(1) work per step, for every d >= 4.
 
 Same algorithm as ``numerics.sgd.full.online_sgd_full`` (loss, gradients, projected step: see there);
-the overlap trajectories have exactly the same law. Derivation.
+the overlap trajectories have exactly the same law. Derivation in
+docs/math/sgd-reduced.md#exact-reduced-simulator, in four steps:
 
-1. Markov property. A rotation Q maps the data law with (k*, v*) to the one with (Qk*, Qv*), and
-   the step is equivariant (T and the gradients are built from inner products), so the law of the
-   next (k, v) given the current Gram matrix of (k, v, k*, v*) depends only on the overlaps.
-2. Frame. Let F be a 4-dim subspace containing k, v, k*, v* with orthonormal basis
-   (k*, v*, f3, f4), chosen from the current state only. In it k = (kappa, eta, k3, 0),
-   v = (theta, nu, v3, v4), with k3, v4 >= 0 (Cholesky form; rho = kappa theta + eta nu + k3 v3).
-   Each token is X = X^F + X^perp: the mean sqrt(d/2) k* of the informative token lies in F, so
-   X^perp ~ N(0, s_i^2 I) on the (d-4)-dim F^perp (s_i = gamma for the informative token, else 1),
-   independent of X^F. p, q, Y, the residuals r_b and hence the coefficients c_i, e_i of
-   g_k = sum c_i X_i, g_v = sum e_i X_i depend on X^F only.
-3. The step. With u = sum c_i X_i^perp, w = sum e_i X_i^perp (orthogonal to F) and
-   <k, g_k> = sum c_i p_i, <v, g_v> = sum e_i q_i:
-       k~ = k (1 + alpha <k,g_k>) - alpha g_k^F - alpha u,   v~ likewise with (e, q, v, w).
-   Given X^F, (u, w) are jointly Gaussian, iid across the d-4 coordinates of F^perp with covariance
-   Sigma = [[sum c^2 s^2, sum c e s^2], [sum c e s^2, sum e^2 s^2]], so the pair is
-   u = (L A)_11 f5, w = (L A)_21 f5 + (L A)_22 f6 for orthonormal f5, f6 in F^perp, with
-   L L^T = Sigma (Cholesky) and A = [[a11, 0], [n21, a22]] lower triangular,
-   a11^2 ~ chi2(d-4), a22^2 ~ chi2(d-5), n21 ~ N(0, 1) independent (Bartlett decomposition of the
-   2x2 Wishart(d-4, Sigma) Gram matrix of (u, w); degenerate cases d = 4, 5 included).
-   The directions f5, f6 are irrelevant by the rotation invariance of step 1.
-4. Normalise k~, v~ in the 6-dim frame (k*, v*, f3, f4, f5, f6), read kappa, eta, theta, nu off the
-   first two coordinates and bring the other four back to Cholesky form (k3 = |k_rest|, v3, v4 by one
-   Gram-Schmidt step), which is a new frame of step 2. Small components are computed as norms of
-   vectors, never as 1 - kappa^2 - eta^2, so nothing is lost near k = k*.
+1. Markov property: by rotation invariance, the law of the next (k, v) depends only on the overlaps.
+2. Frame: k, v, k*, v* lie in a 4-dim subspace F with basis (k*, v*, f3, f4), in which
+   k = (kappa, eta, k3, 0), v = (theta, nu, v3, v4), k3, v4 >= 0 (``cholesky_coordinates``). Each
+   token is X = X^F + X^perp with X^perp ~ N(0, s_i^2 I) on F^perp independent of X^F, and the
+   coefficients c_i, e_i of g_k = sum c_i X_i, g_v = sum e_i X_i depend on X^F only.
+3. The step: u = sum c_i X_i^perp, w = sum e_i X_i^perp are, given X^F, u = (L A)_11 f5,
+   w = (L A)_21 f5 + (L A)_22 f6 with L L^T = Sigma (their 2x2 covariance) and A lower triangular,
+   a11^2 ~ chi2(d-4), a22^2 ~ chi2(d-5), n21 ~ N(0, 1) (Bartlett decomposition of the
+   Wishart(d-4, Sigma) Gram matrix of (u, w); d = 4, 5 included).
+4. Normalise k~, v~ in (k*, v*, f3, ..., f6), back to the Cholesky form (small parts as norms).
 Cost per step O(n_runs B L), independent of d (d only enters through s = sqrt(d/2) and the chi2
 degrees of freedom). d < 4 raises ValueError: use ``online_sgd_full``, cheap at such d.
 """
@@ -38,38 +25,18 @@ import functools
 import numpy as np
 from scipy.special import erf
 
-from theory.parameters import Overlaps, Problem
+from theory.parameters import Overlaps
 
 from ..kernels import check_engine
+from .frame import cholesky_coordinates, frame_overlaps
 from .trajectory import (SGDTrajectory, TrajectoryLog, check_settings, child_streams,
                              lambda_path, logged_steps, progress_bar, run_generators)
 
-__all__ = ["online_sgd_reduced", "cholesky_coordinates"]
+__all__ = ["online_sgd_reduced"]
 
 _TWO_OVER_SQRT_PI = 2.0 / np.sqrt(np.pi)
-_PIVOT_TOL = 1e-12  # as numerics.montecarlo.geometry: a smaller Cholesky pivot is a zero pivot
 _TINY = np.finfo(float).tiny
 _CHUNK_FLOATS = 2**21  # random numbers drawn ahead per block of steps (16 MiB)
-
-
-def cholesky_coordinates(overlaps: Overlaps) -> np.ndarray:
-    """Coordinates of k and v in a frame (k*, v*, f3, f4) (step 2 of the module docstring):
-    an array KV of shape (n_runs, 2, 4) with KV[:, 0] = (kappa, eta, k3, 0) and
-    KV[:, 1] = (theta, nu, v3, v4)."""
-    kappa, nu, theta, eta, rho = np.broadcast_arrays(
-        *(np.atleast_1d(np.asarray(x, dtype=float)) for x in overlaps.as_tuple()))
-    k3 = np.sqrt(np.maximum(1.0 - kappa**2 - eta**2, 0.0))
-    pivot = k3 > _PIVOT_TOL
-    v3 = np.where(pivot, (rho - kappa * theta - eta * nu) / np.where(pivot, k3, 1.0), 0.0)
-    v4 = np.sqrt(np.maximum(1.0 - theta**2 - nu**2 - v3**2, 0.0))
-    K = np.stack([kappa, eta, k3, np.zeros_like(k3)], axis=-1)
-    V = np.stack([theta, nu, v3, v4], axis=-1)
-    return np.stack([K, V], axis=1)
-
-
-def _overlaps(KV):
-    return dict(kappa=KV[:, 0, 0].copy(), nu=KV[:, 1, 1].copy(), theta=KV[:, 1, 0].copy(),
-                eta=KV[:, 0, 1].copy(), rho=np.sum(KV[:, 0] * KV[:, 1], axis=-1))
 
 
 def _draw_chunk(streams, n, d, B, L, gamma, eps):
@@ -164,7 +131,7 @@ def _fresh_test_risk(gens, KV, n, d, L, gamma, eps, lam):
     """Empirical risk on n fresh samples per run, drawn from the exact law of their in-frame parts:
     noise tokens (p, q) ~ N(0, [[1, rho], [rho, 1]]); the informative token in the frame of F."""
     z = np.stack([g.standard_normal((n, 2 * (L - 1) + 5)) for g in gens])  # (R, n, .)
-    rho = _overlaps(KV)["rho"][:, None, None]
+    rho = frame_overlaps(KV)["rho"][:, None, None]
     z1, z2 = z[:, :, :L - 1], z[:, :, L - 1:2 * (L - 1)]
     T = np.sum(erf(lam * z1) * (rho * z1 + np.sqrt(np.maximum(1 - rho * rho, 0.0)) * z2), axis=-1)
     x = gamma * z[:, :, 2 * (L - 1):2 * (L - 1) + 4]  # (R, n, 4)
@@ -188,8 +155,7 @@ def _advance_numpy(KV, draws, lam, alpha, B, L, scale2, snap_at, work, coefficie
 
 
 def _advance_kernel(KV, draws, lam, alpha, B, L, scale2, snap_at, work, member="erf"):
-    """``_advance_numpy`` by the compiled kernel ``numerics.kernels.sgd_reduced_kernel`` (member:
-    the predictor, "erf" or "softmax")."""
+    """``_advance_numpy`` by the compiled kernel ``numerics.kernels.sgd_reduced_kernel`` (member "erf" or "softmax")."""
     from ..kernels.sgd_step import ERF, SOFTMAX, sgd_reduced_kernel
 
     KV = np.ascontiguousarray(KV)
@@ -201,28 +167,8 @@ def _advance_kernel(KV, draws, lam, alpha, B, L, scale2, snap_at, work, member="
     return KV, list(snaps)
 
 
-def online_sgd_reduced(problem: Problem, overlaps: Overlaps, *, alpha: float, n_steps: int,
-                       batch_size: int, rng, schedule=None, log_every: int = 1, test_size: int = 0,
-                       progress: bool = False, engine: str = "kernel", coefficients=None) -> SGDTrajectory:
-    """Online SGD (``numerics.sgd.full``) simulated exactly on the overlaps (module docstring).
-
-    overlaps: initial overlaps, array fields of shape (n_runs,) (e.g. from
-    ``numerics.dynamics.initial.sample_initial_overlaps``). ``rng``: a Generator or one per run; run i's
-    training streams and its test samples come from children of its generator, each consumed in
-    order (drawn ahead in blocks of steps): a run uses the same random numbers whichever other runs
-    are simulated with it (results equal up to the summation order of vectorised reductions) and
-    whatever the block length (bit-identical). Lambda and logging conventions as ``online_sgd_full``.
-    test_size > 0 logs the empirical risk on a fresh test set of that size at every logged step
-    (``test_risk_kind = "fresh"``): exact marginal law at each step; the full simulator's fixed
-    test set also correlates the steps, which this does not reproduce.
-    Requires d = problem.d >= 4; no d-dimensional array is ever formed. ``progress``: a tqdm
-    bar of the steps (updated per block of pre-drawn steps). ``engine``: "kernel" (compiled,
-    ``numerics.kernels``, the default) or "numpy" (the reference route); the same random numbers,
-    the same trajectories to round-off. ``coefficients``: another predictor's (PQ, CE) map with the
-    signature of ``_coefficients`` (``numerics.nonlinearity.sgd``; the derivation holds for any
-    predictor of (<X_l, k>, <X_l, v>)), run on the numpy route unless it names a member the kernel
-    computes (attribute ``kernel_member``: erf, softmax) and engine is "kernel"; test_size must then be 0.
-    """
+def _check_reduced(problem, alpha, n_steps, batch_size, log_every, test_size, engine, coefficients):
+    """(d, L, gamma, eps) after ``check_settings`` and the own checks (d >= 4, test set with coefficients)."""
     check_engine(engine)
     d, L, gamma, eps = check_settings(problem, alpha, n_steps, batch_size, log_every, test_size)
     if coefficients is not None and test_size > 0:
@@ -231,13 +177,47 @@ def online_sgd_reduced(problem: Problem, overlaps: Overlaps, *, alpha: float, n_
     if d < 4:
         raise ValueError(f"problem.d={d!r} is not allowed: the reduced simulator needs d >= 4 "
                          "(use numerics.sgd.full.online_sgd_full)")
+    return d, L, gamma, eps
+
+
+def _route(engine, coefficients):
+    """The steps of a chunk: kernel or NumPy route (``coefficients``: NumPy unless the kernel has their member)."""
+    if coefficients is None:
+        return _advance_kernel if engine == "kernel" else _advance_numpy
+    member = getattr(coefficients, "kernel_member", None) if engine == "kernel" else None
+    return (functools.partial(_advance_kernel, member=member) if member
+            else functools.partial(_advance_numpy, coefficients=coefficients))
+
+
+def online_sgd_reduced(problem, overlaps: Overlaps, *, alpha: float, n_steps: int,
+                       batch_size: int, rng, log_every: int = 1, test_size: int = 0,
+                       progress: bool = False, engine: str = "kernel",
+                       coefficients=None) -> SGDTrajectory:
+    """Online SGD (``numerics.sgd.full``) simulated exactly on the overlaps (module docstring).
+
+    overlaps: initial overlaps, array fields of shape (n_runs,) (e.g. from
+    ``numerics.dynamics.initial.sample_initial_overlaps``). ``rng``: a Generator or one per run; run
+    i's training streams and its test samples come from children of its generator, each consumed in
+    order (drawn ahead in blocks of steps): a run uses the same random numbers whichever other runs
+    are simulated with it (results equal up to the summation order of vectorised reductions) and
+    whatever the block length (bit-identical). Lambda and logging conventions as
+    ``online_sgd_full``. test_size > 0 logs the empirical risk on a fresh test set of that size at
+    every logged step (``test_risk_kind = "fresh"``): exact marginal law at each step; the full
+    simulator's fixed test set also correlates the steps, which this does not reproduce. Requires d
+    >= 4; no d-dimensional array is ever formed. ``progress``: a tqdm bar (per block of pre-drawn
+    steps). ``engine``: "kernel" (compiled, ``numerics.kernels``, the default) or "numpy" (the
+    reference route): the same random numbers, the same trajectories to round-off. ``coefficients``: another
+    predictor's (PQ, CE) map (signature of ``_coefficients``; ``numerics.nonlinearity.sgd``; exact for any
+    predictor of (<X_l, k>, <X_l, v>)), on the kernel if it has their member (``_route``), else NumPy; test_size 0.
+    """
+    d, L, gamma, eps = _check_reduced(problem, alpha, n_steps, batch_size, log_every, test_size,
+                                      engine, coefficients)
     KV = cholesky_coordinates(overlaps)
     n_runs = KV.shape[0]
     streams = [child_streams(g, 5) for g in run_generators(rng, n_runs)]
     train, test = [s[:4] for s in streams], [s[4] for s in streams]
-    lam = lambda_path(problem, schedule, n_steps)
-    steps = logged_steps(n_steps, log_every)
-    log = TrajectoryLog(steps, n_runs, with_test=test_size > 0)
+    lam = lambda_path(problem, n_steps)
+    log = TrajectoryLog(steps := logged_steps(n_steps, log_every), n_runs, with_test=test_size > 0)
     scale2 = np.ones(batch_size * L)
     scale2[::L] = gamma * gamma
     lam_list = lam.tolist()
@@ -246,16 +226,12 @@ def online_sgd_reduced(problem: Problem, overlaps: Overlaps, *, alpha: float, n_
     def record(n, KV):
         test_risk = (None if test_size == 0 else
                      _fresh_test_risk(test, KV, test_size, d, L, gamma, eps, lam_list[n]))
-        log.record(d, L, gamma, eps, lam_list[n], _overlaps(KV), test_risk)
+        log.record(d, L, gamma, eps, lam_list[n], frame_overlaps(KV), test_risk)
 
     record(0, KV)
     chunk = max(1, min(n_steps, _CHUNK_FLOATS // (n_runs * (4 * batch_size * L + batch_size + 3))))
     bar = progress_bar(progress, n_steps, "SGD steps (reduced)")
-    advance = _advance_kernel if engine == "kernel" else _advance_numpy
-    if coefficients is not None:
-        member = getattr(coefficients, "kernel_member", None)
-        advance = (functools.partial(_advance_kernel, member=member) if engine == "kernel" and member is not None
-                   else functools.partial(_advance_numpy, coefficients=coefficients))
+    advance = _route(engine, coefficients)
     for start in range(0, n_steps, chunk):
         n_chunk = min(chunk, n_steps - start)
         bar.update(start - bar.n)

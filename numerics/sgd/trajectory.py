@@ -18,7 +18,7 @@ from theory.checks import check_integer, check_positive_real
 from theory.parameters import OVERLAP_NAMES, Overlaps, Problem
 from theory.risk import risk_from_arrays
 
-from ..dynamics.schedules import ConstantLambda, as_schedule
+from ..dynamics.schedules import as_schedule, lambda_setting
 
 __all__ = ["SGDTrajectory", "TEST_RISK_KINDS"]
 
@@ -100,7 +100,7 @@ class SGDTrajectory:
 
 def check_settings(problem: Problem, alpha, n_steps, batch_size, log_every, test_size):
     """Validate the common SGD arguments; return the problem's scalars (d, L, gamma, eps)."""
-    fields = {name: np.asarray(getattr(problem, name)) for name in ("d", "L", "gamma", "eps", "lam")}
+    fields = {name: np.asarray(getattr(problem, name)) for name in ("d", "L", "gamma", "eps")}
     for name, value in fields.items():
         if value.ndim != 0:
             raise ValueError(f"problem.{name}={value!r} is not allowed: SGD needs scalar problem fields")
@@ -111,12 +111,17 @@ def check_settings(problem: Problem, alpha, n_steps, batch_size, log_every, test
     return int(problem.d), int(problem.L), float(problem.gamma), float(problem.eps)
 
 
-def lambda_path(problem: Problem, schedule, n_steps: int) -> np.ndarray:
-    """lambda_n for n = 0..n_steps; ``schedule=None`` means the constant problem.lam."""
-    sched = ConstantLambda(lam=float(problem.lam)) if schedule is None else as_schedule(schedule)
+def lambda_path(problem, n_steps: int) -> np.ndarray:
+    """lambda_n for n = 0..n_steps of a ``Problem`` (constant lambda) or a ``ScheduledProblem``
+    (one number or schedule shared by the runs)."""
+    spec = lambda_setting(problem)
+    if isinstance(spec, list) or (not callable(spec) and np.ndim(spec) > 0):
+        raise ValueError(f"problem.lam={problem.lam!r} is not allowed: SGD runs share one lambda "
+                         "or one schedule")
+    sched = as_schedule(spec)
     lam = np.broadcast_to(np.asarray(sched(np.arange(n_steps + 1)), dtype=float), (n_steps + 1,))
     if not np.all(np.isfinite(lam) & (lam > 0)):
-        raise ValueError(f"schedule={schedule!r} is not allowed: lambda_t must be finite and > 0")
+        raise ValueError(f"problem.lam={problem.lam!r} is not allowed: lambda_t must be finite and > 0")
     return lam.copy()
 
 

@@ -29,9 +29,9 @@ import numpy as np
 
 from .gauss import Z_MAX, informative_law, noise_law, panel_rule, z_breaks
 
-__all__ = ["elementwise_moments", "risk_elementwise", "grad_elementwise"]
+__all__ = ["QUAD_ORDERS", "elementwise_moments", "risk_elementwise", "grad_elementwise"]
 
-_ORDERS = (10, 20)
+QUAD_ORDERS = (10, 20)   # two Gauss-Legendre orders per panel: their difference is the error estimate
 _EPS = np.finfo(float).eps
 _FUNCS = ("s", "s2", "d", "sd")   # sigma, sigma^2, sigma', sigma sigma'
 
@@ -80,8 +80,8 @@ def _combine(terms, mi, mn):
 def _moments_both_orders(member, problem, overlaps):
     s, li, ln = _laws(problem, overlaps)
     lam = float(problem.lam)
-    mi = [elementwise_moments(member, lam, li, n) for n in _ORDERS]
-    mn = [elementwise_moments(member, lam, ln, n) for n in _ORDERS]
+    mi = [elementwise_moments(member, lam, li, n) for n in QUAD_ORDERS]
+    mn = [elementwise_moments(member, lam, ln, n) for n in QUAD_ORDERS]
     return s, mi, mn
 
 

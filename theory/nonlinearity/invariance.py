@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 
-__all__ = ["MInvarianceProof", "m_invariance_proof"]
+__all__ = ["MInvarianceProof", "m_invariance_proof", "gaussian_density"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -37,7 +37,8 @@ class MInvarianceProof:
         return all(r == 0 for r in (self.informative_density, self.noise_density, self.loss))
 
 
-def _gaussian_density(x, mean, cov):
+def gaussian_density(x, mean, cov):
+    """The Gaussian density N(mean, cov) at x, as a sympy expression (column matrices x, mean)."""
     import sympy as sp
 
     diff = x - mean
@@ -54,10 +55,10 @@ def m_invariance_proof() -> MInvarianceProof:
 
     def informative(th, et, rh, bb, yy):
         G = sp.Matrix([[1, rh, et], [rh, 1, nu], [et, nu, 1]])
-        return _gaussian_density(sp.Matrix([a, bb, yy]), s * sp.Matrix([kappa, th, 0]), gamma**2 * G)
+        return gaussian_density(sp.Matrix([a, bb, yy]), s * sp.Matrix([kappa, th, 0]), gamma**2 * G)
 
     def noise(rh, bb):
-        return _gaussian_density(sp.Matrix([a, bb]), sp.zeros(2, 1), sp.Matrix([[1, rh], [rh, 1]]))
+        return gaussian_density(sp.Matrix([a, bb]), sp.zeros(2, 1), sp.Matrix([[1, rh], [rh, 1]]))
 
     r1 = sp.simplify(informative(theta, eta, rho, b, y) - informative(-theta, -eta, -rho, -b, -y))
     r2 = sp.simplify(noise(rho, b) - noise(-rho, -b))

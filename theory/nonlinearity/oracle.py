@@ -19,10 +19,10 @@ import math
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from theory.parameters import Problem
+from theory.parameters import Problem, Task
 from theory.quad_result import QuadResult
 
-from .elementwise_quad import _ORDERS
+from .elementwise_quad import QUAD_ORDERS
 from .family import nonlinearity
 from .gauss import TokenLaw, panel_rule, z_breaks
 from .softmax_quad import oracle_excess_softmax
@@ -51,7 +51,7 @@ def oracle_excess_sigma(problem: Problem, sigma="erf", with_error: bool = True) 
     informative = TokenLaw([math.sqrt(d / 2.0), 0.0], np.diag([gamma * gamma, 1.0]))
     noise = TokenLaw([0.0, 0.0], np.eye(2))
     vals = [gamma * gamma * _mean_f(member, lam, informative, lambda u: member.one_minus_sigma(u) ** 2, n)
-            + (L - 1) * _mean_f(member, lam, noise, lambda u: member.sigma(u) ** 2, n) for n in _ORDERS]
+            + (L - 1) * _mean_f(member, lam, noise, lambda u: member.sigma(u) ** 2, n) for n in QUAD_ORDERS]
     return QuadResult(value=vals[-1], abserr=abs(vals[-1] - vals[0]) + 64 * _EPS * abs(vals[-1]))
 
 
@@ -66,9 +66,9 @@ class OracleOptimumSigma:
     nfev: int
 
 
-def oracle_best_lambda_sigma(problem: Problem, sigma="erf", lam_range=(1e-3, 1e2),
+def oracle_best_lambda_sigma(task: Task, sigma="erf", lam_range=(1e-3, 1e2),
                              n_grid: int = 9, xatol: float = 1e-2) -> OracleOptimumSigma:
-    """argmin over lambda in ``lam_range`` of the oracle excess of ``sigma`` (problem.lam ignored):
+    """argmin over lambda in ``lam_range`` of the oracle excess of ``sigma`` at ``task`` (a ``Problem``'s lam is not used):
     log-spaced grid of n_grid points, then bounded Brent on log(excess) between the grid minimum's
     neighbours (``xatol`` in log lambda; the excess is flat there). The search evaluates the
     softmax rule without its error estimate; the returned excess carries it."""
@@ -77,7 +77,7 @@ def oracle_best_lambda_sigma(problem: Problem, sigma="erf", lam_range=(1e-3, 1e2
 
     def f(log_lam):
         if log_lam not in cache:
-            cache[log_lam] = oracle_excess_sigma(dataclasses.replace(problem, lam=math.exp(log_lam)),
+            cache[log_lam] = oracle_excess_sigma(task.with_lam(math.exp(log_lam)),
                                                  sigma, with_error=False)
         return math.log(max(cache[log_lam].value, 1e-300))
 
@@ -90,5 +90,5 @@ def oracle_best_lambda_sigma(problem: Problem, sigma="erf", lam_range=(1e-3, 1e2
         best = min(cache, key=f)
     else:
         best = grid[i]
-    excess = oracle_excess_sigma(dataclasses.replace(problem, lam=math.exp(best)), sigma)
+    excess = oracle_excess_sigma(task.with_lam(math.exp(best)), sigma)
     return OracleOptimumSigma(math.exp(best), excess, 0 < i < n_grid - 1, len(cache) + 1)

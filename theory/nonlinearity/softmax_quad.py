@@ -27,6 +27,8 @@ import math
 
 import numpy as np
 
+from theory.parameters import Overlaps
+
 from .gauss import Z_MAX, informative_law, noise_law, panel_rule, z_breaks
 
 __all__ = ["risk_softmax", "grad_softmax", "oracle_excess_softmax", "laplace_expectation", "ORDERS"]
@@ -97,9 +99,8 @@ class _Token:
         key = (n, p, q)
         if key not in self._cache:
             c = self.law.poly(p, q)
-            self._cache[key] = (self.B[:, n] @ c,
-                                np.zeros(self.B.shape[0]) if self.B_abs is None
-                                else self.B_abs[:, n] @ np.abs(c))
+            bound = np.zeros(self.B.shape[0]) if self.B_abs is None else self.B_abs[:, n] @ np.abs(c)
+            self._cache[key] = (self.B[:, n] @ c, bound)
         return self._cache[key]
 
 
@@ -212,8 +213,6 @@ def oracle_excess_softmax(problem, with_error=True):
     docstring; docs/math/nonlinearities.md#the-oracle): no cancellation, relative accuracy.
     Without ``with_error`` only the order-12 rule is evaluated (relative error below ~1e-10 in the
     tests; abserr nan; for searches over lambda)."""
-    from theory.parameters import Overlaps
-
     if problem.L < 2:
         return 0.0, 0.0
     orders = ORDERS if with_error else ORDERS[:1]
@@ -240,8 +239,7 @@ def _grad_terms(E, s, L, gamma, lam):
         rho += [(c * 2.0 * lam * (L - 1), e) for c, e in (
             (1.0, E({"N": (2, 1)})), (-2.0, E({"N": (2, 0)}, [(1, 1)])), (1.0, E({"N": (1, 0)}, [(1, 1)])),
             (-1.0, E({"I": (0, 0, 1), "N": (1, 0)})), (1.0, E({"I": (0, 0, 1), "N": (2, 0)})))]
-    terms["rho"] = rho
-    return terms
+    return terms | {"rho": rho}
 
 
 def grad_softmax(problem, overlaps, with_error=True):

@@ -18,7 +18,7 @@ G_k = g_k - <g_k, k> k, G_v = g_v - <g_v, v> v. Hence
 Both are exact in every dimension d (iterates stay in span{k*, v*, k_0, v_0}); the only
 inputs are the overlaps and the five partials. ``flow_in_partials`` / ``pgd_step_in_partials``
 keep the partials as symbols (R_kappa, ...); ``overlap_flow_expressions`` substitutes the
-partials of ``risk_expression``. Numeric versions: ``overlap_flow_rhs_symbolic`` and
+partials of ``risk_expression``. Numeric versions: ``flow_velocity_symbolic`` and
 ``pgd_step_symbolic`` (partials from ``risk_grad_symbolic``, so exact to roundoff).
 """
 
@@ -33,7 +33,7 @@ from .functions import numeric_function
 from .risk_expr import risk_grad_symbolic, risk_gradient_expressions, risk_symbols
 
 __all__ = ["partial_symbols", "gram", "flow_in_partials", "pgd_step_in_partials",
-           "norm_drift_in_partials", "overlap_flow_expressions", "overlap_flow_rhs_symbolic",
+           "norm_drift_in_partials", "overlap_flow_expressions", "flow_velocity_symbolic",
            "pgd_step_symbolic"]
 
 
@@ -117,7 +117,7 @@ def _broadcast(values, *like):
     return tuple(np.broadcast_to(np.asarray(x, dtype=float), shape).copy() for x in values)
 
 
-def overlap_flow_rhs_symbolic(d, L, gamma, eps, lam, kappa, nu, theta, eta, rho):
+def flow_velocity_symbolic(d, L, gamma, eps, lam, kappa, nu, theta, eta, rho):
     """Right-hand side (kappa', nu', theta', eta', rho') of the gradient flow on the overlaps.
 
     Arguments as ``theory.risk.risk_from_arrays`` (numpy-broadcastable); ``eps`` does not

@@ -39,14 +39,14 @@ import sympy as sp
 from .functions import Zeta, ZetaT, ZetaTT, numeric_function
 from .risk_expr import risk_expression, risk_symbols
 
-__all__ = ["OracleHessian", "oracle_hessian_expressions", "oracle_hessian_block_symbolic",
+__all__ = ["OracleHessianExpressions", "oracle_hessian_expressions", "oracle_hessian_block_symbolic",
            "CriticalLambdaLimit", "critical_lambda_limit"]
 
 _NAMES = ("kappa", "nu", "theta", "eta", "rho")
 
 
 @dataclasses.dataclass(frozen=True)
-class OracleHessian:
+class OracleHessianExpressions:
     """Hessian at the oracle in coordinates (x_v, x_1, x_2, y_k, y_1, y_2) (module docstring)."""
 
     coords: tuple
@@ -64,7 +64,7 @@ def _partial_symbols():
 
 
 @functools.lru_cache(maxsize=None)
-def oracle_hessian_expressions() -> OracleHessian:
+def oracle_hessian_expressions() -> OracleHessianExpressions:
     t = sp.Symbol("t")
     x_v, x1, x2, y_k, y1, y2 = coords = sp.symbols("x_v x_1 x_2 y_k y_1 y_2", real=True)
     ks, vs = sp.Matrix([1, 0, 0, 0]), sp.Matrix([0, 1, 0, 0])
@@ -94,7 +94,7 @@ def oracle_hessian_expressions() -> OracleHessian:
     diag = [sp.simplify(Hs[i, i] - e) for i, e in zip(others, (-values[first["kappa"]],) * 2
                                                      + (-values[first["nu"]],) * 2)]
     decoupled = all(e == 0 for e in off + diag)
-    return OracleHessian(coords, H, Hs, block, (-values[first["kappa"]], -values[first["nu"]]),
+    return OracleHessianExpressions(coords, H, Hs, block, (-values[first["kappa"]], -values[first["nu"]]),
                          decoupled)
 
 

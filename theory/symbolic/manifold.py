@@ -13,7 +13,7 @@ Proved symbolically, for all parameters (d, L, gamma, eps, lam > 0):
       R_kappa = 2 gamma^2 a_l erf'(a_l kappa) [erf(b kappa) - nu],
 
   the docs/math/dynamics.md#flow-on-m formulas; ``reduced_flow().residuals`` are the simplified differences (all 0).
-- ``local_rates_at_oracle``: in angles kappa = cos phi, nu = cos psi the flow is
+- ``oracle_local_rates_symbolic``: in angles kappa = cos phi, nu = cos psi the flow is
   phi' = sin(phi) R_kappa(cos phi, cos psi), psi' = sin(psi) R_nu(cos phi); its linearisation at
   (phi, psi) = (0, 0) is diagonal with exponential rates
       r_phi = -R_kappa(1, 1) = 2 gamma^2 a_l erf'(a_l) erfc(b),   r_psi = -R_nu(1, 1) = 2 gamma^2 erf(a_l),
@@ -35,7 +35,7 @@ from .functions import Zeta, erf_prime_expr
 from .risk_expr import risk_expression, risk_gradient_expressions, risk_symbols
 
 __all__ = ["ManifoldInvariance", "manifold_invariance", "ReducedFlow", "reduced_flow",
-           "reduced_parameters", "LocalRates", "local_rates_at_oracle"]
+           "reduced_parameters", "LocalRatesExpressions", "oracle_local_rates_symbolic"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -118,7 +118,7 @@ def reduced_flow() -> ReducedFlow:
 
 
 @dataclasses.dataclass(frozen=True)
-class LocalRates:
+class LocalRatesExpressions:
     """Linearisation at the oracle (phi, psi) = (0, 0) of the angle flow on M."""
 
     jacobian: sp.Matrix      # d(phi', psi')/d(phi, psi) at (0, 0), derived
@@ -133,7 +133,7 @@ class LocalRates:
 
 
 @functools.lru_cache(maxsize=None)
-def local_rates_at_oracle() -> LocalRates:
+def oracle_local_rates_symbolic() -> LocalRatesExpressions:
     S = risk_symbols()
     phi, psi = sp.symbols("phi psi", real=True)
     flow = flow_in_partials()
@@ -158,4 +158,4 @@ def local_rates_at_oracle() -> LocalRates:
     p, q = sp.symbols("p q", positive=True)
     erf_a_positive = q if a_l.is_positive else sp.erf(a_l)
     positive = (r_phi.subs(sp.erfc(b), p).is_positive, r_psi.subs(sp.erf(a_l), erf_a_positive).is_positive)
-    return LocalRates(jac, r_phi, r_psi, residuals, positive)
+    return LocalRatesExpressions(jac, r_phi, r_psi, residuals, positive)

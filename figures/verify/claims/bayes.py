@@ -12,10 +12,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.stats import norm
+
+from numerics.montecarlo.statistics import bonferroni_z, power_z
 
 from ..framework import Check, claim
-from ._common import EPS, PILOT_N, sized_estimate
+from ..checks import EPS, PILOT_N, sized_estimate
 
 ORDER = 45
 
@@ -36,17 +37,17 @@ _ORDER_POINTS = [(2, 10, _G_HALF), (10, 10, _G_HALF), (40, 5, 1.0), (400, 10, _G
        "log-likelihood ratio equals the Monte-Carlo average of the exact posterior variance")
 def quadrature_matches_monte_carlo(quick: bool, rng) -> Check:
     from numerics.montecarlo.bayes_risk import bayes_risk_mc
-    from theory import Problem
     from theory.bayes import bayes_risk_quad
+    from theory.parameters import Task
 
     points = _MC_POINTS[quick]
     m = len(points)
-    z_crit = float(norm.isf(_ALPHA / (2 * m)))
-    z_power = float(norm.ppf(_POWER))
+    z_crit = bonferroni_z(_ALPHA, m)
+    z_power = power_z(_POWER)
     z_scores, detectable, abserr, sizes = [], [], [], []
     for (d, L, gamma), child in zip(points, rng.spawn(m)):
         # eps = 0: eps^2 adds exactly to both routes, and the power target is relative to the excess.
-        problem = Problem(d=d, L=L, gamma=gamma, eps=0.0, lam=1.0)
+        problem = Task(d=d, L=L, gamma=gamma, eps=0.0)
         q = bayes_risk_quad(problem)
         est = sized_estimate(lambda n, r, problem=problem: bayes_risk_mc(problem, n, r), q.value, child,
                              alpha=_ALPHA, m=m, power=_POWER, detect=_DETECT)
@@ -95,20 +96,20 @@ def _value_z(points, quick: bool, rng, eps: float):
     """(max |z| / z_crit, max detectable relative error of the excess) of the quadrature against the
     Monte Carlo at the points with d <= _VALUE_D_MAX (Bonferroni over them, quadrature abserr granted)."""
     from numerics.montecarlo.bayes_risk import bayes_risk_mc
-    from theory import Problem
+    from theory import Task
     from theory.bayes import bayes_risk_quad
 
     small = [p for p in points if p[0] <= _VALUE_D_MAX]
-    z_crit = float(norm.isf(_ALPHA / (2 * len(small))))
+    z_crit = bonferroni_z(_ALPHA, len(small))
     z_scores, detectable, sizes = [], [], []
     for (d, L, gamma), child in zip(small, rng.spawn(len(small))):
-        problem = Problem(d=d, L=L, gamma=gamma, eps=eps, lam=1.0)
+        problem = Task(d=d, L=L, gamma=gamma, eps=eps)
         q = bayes_risk_quad(problem)
         est = sized_estimate(lambda n, r, problem=problem: bayes_risk_mc(problem, n, r), q.value - eps * eps, child,
                              alpha=_ALPHA, m=len(small), power=_POWER, detect=_DETECT)
         sizes.append(est.n)
         z_scores.append(max(abs(est.mean - q.value) - q.abserr, 0.0) / est.stderr)
-        detectable.append((z_crit + float(norm.ppf(_POWER))) * est.stderr / (q.value - eps * eps))
+        detectable.append((z_crit + power_z(_POWER)) * est.stderr / (q.value - eps * eps))
     return max(z_scores) / z_crit, max(detectable), sizes
 
 
@@ -116,17 +117,17 @@ def _value_z(points, quick: bool, rng, eps: float):
        "Bayes risk (derived, docs/math/baselines.md#bayes-risk): eps^2 <= Bayes risk <= oracle attention risk at its best "
        "lambda <= null risk eps^2 + gamma^2, and at small d the Bayes risk has its Monte-Carlo value")
 def risk_ordering(quick: bool, rng) -> Check:
-    from theory import Problem
     from theory.baselines import null_risk, oracle_best_lambda
     from theory.bayes import bayes_risk_quad
     from theory.zeta import ZETA_MAX_RELATIVE_ERROR
+    from theory.parameters import Task
 
     points = _ORDER_POINTS if quick else _ORDER_POINTS + _random_order_points(rng, 10)
     eps = 0.1
     names = ("eps^2 / Bayes", "Bayes / oracle", "oracle / null")
     ratios = np.empty((len(points), 3))
     for i, (d, L, gamma) in enumerate(points):
-        problem = Problem(d=d, L=L, gamma=gamma, eps=eps, lam=1.0)
+        problem = Task(d=d, L=L, gamma=gamma, eps=eps)
         q = bayes_risk_quad(problem)
         oracle = oracle_best_lambda(problem).risk
         # Each link lower <= upper as a ratio; the quadrature's abserr is granted to the Bayes risk.

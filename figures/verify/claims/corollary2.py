@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from ..framework import Check, claim
-from ._common import EPS
+from ..checks import EPS
 
 ORDER = 35
 
@@ -156,9 +156,10 @@ def counter_lambda_sqrt_d(quick: bool, rng) -> Check:
        "min_lambda E >= min_lambda [gamma^2 erfc(lambda s)^2 + (L-1)(4/pi) lambda^2/(1+2 lambda^2)], "
        "which increases to min_mu gamma^2 erfc(mu)^2 + (8c/pi) mu^2 > 0")
 def counter_L_proportional(quick: bool, rng) -> Check:
-    from theory import Problem, corollary2
+    from theory import corollary2
     from theory.baselines import oracle_best_lambda
     from theory.zeta import ZETA_MAX_RELATIVE_ERROR
+    from theory.parameters import Task
 
     gamma = math.sqrt(0.5)
     ds = (1e2, 1e4, 1e6) if quick else (1e2, 1e3, 1e4, 1e5, 1e6, 1e8)
@@ -168,7 +169,7 @@ def counter_L_proportional(quick: bool, rng) -> Check:
         for d in ds:
             L = round(c * d)
             bounds.append(corollary2.oracle_excess_lower_bound(d, L, gamma))
-            excesses.append(oracle_best_lambda(Problem(d=int(d), L=L, gamma=gamma, eps=0.0, lam=1.0)).risk)
+            excesses.append(oracle_best_lambda(Task(d=int(d), L=L, gamma=gamma, eps=0.0)).risk)
     return _ratio_check(
         method=f"theory.baselines.oracle_best_lambda (eps = 0) against theory.corollary2."
                f"oracle_excess_lower_bound, gamma = sqrt(1/2), c in {{0.1, 1}}, d in {list(ds)}",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework import Check, claim
-from ._common import EPS
+from ..checks import EPS
 
 ORDER = 50
 
@@ -38,19 +38,16 @@ def _lipschitz(log, d: int) -> float:
 
 
 def _risk_roundoff(log, d: int) -> float:
-    """(32 eps + theory.zeta's relative error) x sum of |terms| of the closed form, max over the log
-    (as the claim theorem1-quadrature)."""
+    """Round-off bound of the closed form (theory.risk_roundoff, as the claim theorem1-quadrature),
+    max over the log."""
     from theory import Overlaps, Problem
-    from theory.zeta import ZETA_MAX_RELATIVE_ERROR
-
-    from .theorem1_routes import ROUNDINGS, closed_form_term_scale
+    from theory.risk_roundoff import population_risk_roundoff
 
     lam = np.broadcast_to(log.lam, log.kappa.shape)
     names = ("kappa", "nu", "theta", "eta", "rho")
-    scales = [closed_form_term_scale(Problem(d=d, L=10, gamma=np.sqrt(0.5), eps=0.0, lam=float(lam[i])),
-                                     Overlaps(**{n: float(getattr(log, n)[i]) for n in names}))
-              for i in np.ndindex(log.kappa.shape)]
-    return (ROUNDINGS * EPS + ZETA_MAX_RELATIVE_ERROR) * max(scales)
+    return max(float(population_risk_roundoff(Problem(d=d, L=10, gamma=np.sqrt(0.5), eps=0.0, lam=float(lam[i])),
+                                              Overlaps(**{n: float(getattr(log, n)[i]) for n in names})))
+               for i in np.ndindex(log.kappa.shape))
 
 
 @claim("definition1-overlap-vs-vector",
@@ -58,15 +55,17 @@ def _risk_roundoff(log, d: int) -> float:
        "give the same iterates (for every d)")
 def overlap_pgd_equals_vector_pgd(quick: bool, rng) -> Check:
     from numerics.montecarlo.geometry import overlaps_from_vectors
-    from numerics.dynamics.pgd import overlap_pgd
+    from numerics.dynamics.pgd import overlap_pgd, pgd_route_gap_bound
     from numerics.dynamics.pgd_vectors import vector_pgd
+    from numerics.dynamics.schedules import ScheduledProblem
 
     steps = 1_000 if quick else 10_000
     gaps, risk_gaps = {}, {}
     for d in _DIMS:
         vectors, lam, alpha = _equivalence_starts(d, rng)
-        ref = vector_pgd(*vectors, lam=lam, alpha=alpha, steps=steps, log_every=steps // 10).log
-        ours = overlap_pgd(overlaps_from_vectors(*vectors), d=d, lam=lam, alpha=alpha, steps=steps,
+        problem = ScheduledProblem(d=d, lam=lam)
+        ref = vector_pgd(problem, *vectors, alpha=alpha, n_steps=steps, log_every=steps // 10).log
+        ours = overlap_pgd(problem, overlaps_from_vectors(*vectors), alpha=alpha, n_steps=steps,
                            log_every=steps // 10)
         if not np.array_equal(ours.steps, ref.steps):
             raise RuntimeError(f"logged steps differ: {ours.steps} vs {ref.steps}")
@@ -86,8 +85,8 @@ def overlap_pgd_equals_vector_pgd(quick: bool, rng) -> Check:
         measured=worst,
         measured_text=", ".join(f"d = {d}: {g:.2e} ({g / EPS:.0f} eps)" for d, g in gaps.items())
                       + "; excess risk: " + ", ".join(f"{g:.1e}" for g in risk_gaps.values()),
-        tolerance=steps * EPS,
-        derivation="roundoff accumulation (as tests/test_pgd.py): each route rounds its unit-size "
+        tolerance=pgd_route_gap_bound(steps),
+        derivation="roundoff accumulation (numerics.dynamics.pgd.pgd_route_gap_bound): each route rounds its unit-size "
                    "iterate about once per step (u = eps/2, in the normalisation), so the routes drift "
                    "apart by <= 2u = eps per step, added linearly over N steps (measured: linear growth, "
                    "well below eps per step, see details): N eps",
@@ -115,9 +114,10 @@ def _manifold_points(rng, n: int):
 def manifold_is_invariant(quick: bool, rng) -> Check:
     from numerics.dynamics.flow import overlap_flow
     from numerics.dynamics.risk_partials import lambda_constants, partials
-    from numerics.dynamics.overlap_steps import flow_velocity, pgd_map
+    from numerics.dynamics.overlap_steps import flow_velocity, pgd_step
     from theory import Overlaps
     from theory.risk import risk_grad_from_arrays
+    from theory.parameters import Problem
 
     n = 200 if quick else 5_000
     x = _manifold_points(rng, n)
@@ -126,22 +126,22 @@ def manifold_is_invariant(quick: bool, rng) -> Check:
     grads = risk_grad_from_arrays(x["d"], L, gamma, 0.0, x["lam"], *state)
     lean = partials(lambda_constants(x["d"], L, gamma, x["lam"][None, :]).at(0), *state)
     off = {"partials (theory.risk)": grads[2:], "partials (numerics.dynamics.risk_partials)": lean[2:],
-           "one PGD step (theory.risk partials)": pgd_map(x["alpha"], *state, *grads)[2:],
-           "one PGD step (lean partials, as numerics.dynamics.pgd)": pgd_map(x["alpha"], *state, *lean)[2:],
+           "one PGD step (theory.risk partials)": pgd_step(x["alpha"], *state, *grads)[2:],
+           "one PGD step (lean partials, as numerics.dynamics.pgd)": pgd_step(x["alpha"], *state, *lean)[2:],
            "flow velocity": flow_velocity(*state, *grads)[2:]}
     worst = {name: float(np.max(np.abs(np.asarray(v)))) for name, v in off.items()}
     n_flow = 2 if quick else 10
     flow_worst = 0.0
     for i in range(n_flow):
         start = Overlaps(**{k: float(x[k][i]) for k in ("kappa", "nu", "theta", "eta", "rho")})
-        traj = overlap_flow(start, d=int(x["d"][i]), lam=float(x["lam"][i]), t_end=20.0)
+        traj = overlap_flow(Problem(d=int(x["d"][i]), lam=float(x["lam"][i])), start, t_end=20.0)
         flow_worst = max(flow_worst, float(np.max(np.abs(traj.y[2:]))))
     worst["integrated flow (theta, eta, rho along the solution)"] = flow_worst
     measured = max(worst.values())
     return Check(
         method=f"{n} random points of M (d in [3, 1e4], lambda in [0.02, 3], alpha in [1e-4, 0.1]): "
                "R_theta, R_eta, R_rho by both partial routes, theta, eta, rho after one step of "
-               "numerics.dynamics.overlap_steps.pgd_map, theta', eta', rho' of flow_velocity; and "
+               "numerics.dynamics.overlap_steps.pgd_step, theta', eta', rho' of flow_velocity; and "
                f"numerics.dynamics.flow.overlap_flow (LSODA) from {n_flow} of them to t = 20",
         measured=measured,
         measured_text="max |.|: " + "; ".join(f"{k} {v:.1e}" for k, v in worst.items()),

@@ -32,15 +32,18 @@ def pgd_converges_to_flow_at_order_one(quick: bool, rng) -> Check:
     from numerics.dynamics.flow import overlap_flow
     from numerics.dynamics.initial import sample_initial_overlaps
     from numerics.dynamics.pgd import overlap_pgd
+    from numerics.dynamics.ode import OdeOptions
+    from theory.parameters import Problem
 
     n_starts = 3 if quick else 6
     orders, raw_slopes, local_ok = [], [], True
     for lam, T, alpha0 in _FLOW_SETTINGS[quick]:
         start = sample_initial_overlaps(400, n_starts, rng)
-        flow = np.array([overlap_flow(_scalar(start, i), d=400, lam=lam, t_end=T, rtol=1e-12, atol=1e-14).y[:, -1]
+        problem, ode = Problem(d=400, lam=lam), OdeOptions(rtol=1e-12, atol=1e-14)
+        flow = np.array([overlap_flow(problem, _scalar(start, i), t_end=T, ode=ode).y[:, -1]
                          for i in range(n_starts)]).T
         alphas = alpha0 * 2.0 ** -np.arange(4)
-        errors = np.array([np.array(overlap_pgd(start, d=400, lam=lam, alpha=a, steps=int(round(T / a)),
+        errors = np.array([np.array(overlap_pgd(problem, start, alpha=a, n_steps=int(round(T / a)),
                                                 log_every=10**9).state_at(-1)) - flow for a in alphas])
         # E(alpha) = alpha c + alpha^2 k + O(alpha^3) (signed, per component): 4 E(alpha/2) - E(alpha)
         # = alpha c + O(alpha^3) removes the second-order term (Richardson).
@@ -165,13 +168,14 @@ def _fixed_point_problems(quick: bool, rng):
 def fixed_points_numerical(quick: bool, rng) -> Check:
     from numerics.dynamics.flow import manifold_flow_velocity
     from numerics.dynamics.phase_portrait import manifold_jacobian
+    from theory.parameters import Problem
 
     problems = _fixed_point_problems(quick, rng)
     failures, residual, smallest_ratio = [], 0.0, np.inf
     for d, lam in problems:
         for (kappa, nu), (kind, signs) in _EXPECTED.items():
-            residual = max(residual, float(np.max(np.abs(manifold_flow_velocity(kappa, nu, d=d, lam=lam)))))
-            eig = [np.linalg.eigvals(manifold_jacobian(kappa, nu, d=d, lam=lam, h=h)) for h in (_H, 2 * _H)]
+            residual = max(residual, float(np.max(np.abs(manifold_flow_velocity(Problem(d=d, lam=lam), kappa, nu)))))
+            eig = [np.linalg.eigvals(manifold_jacobian(Problem(d=d, lam=lam), kappa, nu, h=h)) for h in (_H, 2 * _H)]
             if any(np.any(e.imag != 0) for e in eig):
                 failures.append((d, lam, kappa, nu, "complex eigenvalues"))
                 continue

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework import Check, claim
-from ._common import EPS
+from ..checks import EPS
 
 ORDER = 90
 
@@ -24,8 +24,8 @@ def _pgd_ratio(steps: int) -> float:
     worst = 0.0
     for c in PAPER_EXPERIMENTS:
         n = steps if not callable(c.lam) else min(steps, 400)
-        kw = dict(d=c.d, L=c.L, gamma=c.gamma, lam=c.lam, alpha=c.alpha, steps=n, log_every=max(n // 10, 1))
-        ref, ker = (overlap_pgd(initial_overlaps(c), engine=e, **kw) for e in ("numpy", "kernel"))
+        kw = dict(alpha=c.alpha, n_steps=n, log_every=max(n // 10, 1))
+        ref, ker = (overlap_pgd(c.problem, initial_overlaps(c), engine=e, **kw) for e in ("numpy", "kernel"))
         gap = max(float(np.max(np.abs(getattr(ref, k) - getattr(ker, k))))
                   for k in ("kappa", "nu", "theta", "eta", "rho"))
         worst = max(worst, gap / (8 * EPS * n))
@@ -38,9 +38,9 @@ def _sgd_ratio(steps: int, rng) -> float:
 
     start = sample_initial_overlaps(c.d, 10, rng)
     seed = int(rng.integers(2**63))
-    ref, ker = (online_sgd_reduced(c.problem(), start, alpha=c.alpha, n_steps=steps,
+    ref, ker = (online_sgd_reduced(c.problem, start, alpha=c.alpha, n_steps=steps,
                                    batch_size=c.batch_size, rng=np.random.default_rng(seed),
-                                   schedule=c.schedule(), log_every=max(steps // 10, 1), engine=e)
+                                   log_every=max(steps // 10, 1), engine=e)
                 for e in ("numpy", "kernel"))
     gap = max(float(np.max(np.abs(getattr(ref, k) - getattr(ker, k))))
               for k in ("kappa", "nu", "theta", "eta", "rho"))

@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from ..framework import Check, claim
-from ._common import EPS, z_test_check
+from ..checks import EPS, z_test_check
 
 ORDER = 90
 _L, _GAMMA = 10, math.sqrt(0.5)
@@ -107,11 +107,11 @@ def linear_gate(quick: bool, rng) -> Check:
        "Sigmoid does not solve the task: its oracle excess is at least (L-1)/4 at every lambda and d "
        "(E[sigmoid(lambda Z)^2] >= (E sigmoid(lambda Z))^2 = 1/4), far above the best linear predictor")
 def sigmoid_floor(quick: bool, rng) -> Check:
-    from theory import Problem
+    from theory import Task
     from theory.nonlinearity.oracle import oracle_best_lambda_sigma
 
     ds = [4, 64, 1024] if quick else [2, 8, 32, 128, 512, 2048, 8192]
-    best = [oracle_best_lambda_sigma(Problem(d=d, L=_L, gamma=_GAMMA, lam=1.0), "sigmoid") for d in ds]
+    best = [oracle_best_lambda_sigma(Task(d=d, L=_L, gamma=_GAMMA), "sigmoid") for d in ds]
     ratios = [((_L - 1) / 4) / b.excess.value for b in best]
     return Check(
         method="best-lambda oracle excess of the sigmoid member by quadrature, lambda in [1e-3, 1e2]",

@@ -8,7 +8,7 @@ import dataclasses
 import numpy as np
 
 from ..framework import Check, claim, require
-from ._common import EPS, PILOT_N, random_problem, sized_estimates, z_test_check
+from ..checks import EPS, PILOT_N, random_problem, sized_estimates, z_test_check
 
 ORDER = 40
 
@@ -76,7 +76,7 @@ def linear_risk_matches_monte_carlo(quick: bool, rng) -> Check:
        "Proposition 3: as L -> inf the best linear risk tends to the null risk eps^2 + gamma^2, "
        "the gap gamma^4/(gamma^2 + L - 1) decaying like 1/L")
 def linear_risk_tends_to_null(quick: bool, rng) -> Check:
-    from theory import Problem
+    from theory.parameters import Task
 
     baselines = require("theory.baselines")
     L = np.unique(np.round(np.logspace(2, 6, 9))).astype(int)
@@ -85,7 +85,7 @@ def linear_risk_tends_to_null(quick: bool, rng) -> Check:
     ratios, slopes, gammas = [], [], []
     for _ in range(3 if quick else 10):
         gamma, eps = float(rng.uniform(0.3, 1.5)), float(rng.uniform(0.0, 0.5))
-        problem = Problem(d=10, L=L, gamma=gamma, eps=eps, lam=1.0)
+        problem = Task(d=10, L=L, gamma=gamma, eps=eps)
         null = np.asarray(baselines.null_risk(problem), dtype=float) * np.ones(L.shape)
         gap = null - np.asarray(baselines.linear_risk(problem), dtype=float)
         slope = float(np.polyfit(x, np.log(gap), 1)[0])

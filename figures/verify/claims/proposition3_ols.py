@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from ..framework import Check, claim
-from ._common import EPS, z_test_check
+from ..checks import EPS, z_test_check
 
 ORDER = 41
 
@@ -35,11 +35,11 @@ _DETECT = {True: 0.05, False: 0.02}
 def ols_matches_proposition3(quick: bool, rng) -> Check:
     from numerics.montecarlo.geometry import random_orthonormal
     from numerics.montecarlo.ols import ols_risk_mc
-    from theory import Problem
     from theory.baselines import linear_risk
+    from theory.parameters import Task
 
     n = _OLS_N[quick]
-    problems = [Problem(d=d, L=L, gamma=gamma, eps=0.1, lam=1.0)
+    problems = [Task(d=d, L=L, gamma=gamma, eps=0.1)
                 for L, gamma, ds in _OLS_CASES[quick] for d in ds]
     estimates, corrections = [], []
     for problem, child in zip(problems, rng.spawn(len(problems))):
@@ -67,9 +67,9 @@ def _integers_above(d_c: float, count: int) -> np.ndarray:
        "Crossover (derived): the oracle attention at its best lambda beats the best linear predictor "
        "(Prop 3) exactly for d above the root d_c(L, gamma) of min_lambda R(k*, v*) = R_lin")
 def attention_beats_linear_above_crossover(quick: bool, rng) -> Check:
-    from theory import Problem
     from theory.baselines import attention_linear_crossover, linear_risk, oracle_best_lambda
     from theory.zeta import ZETA_MAX_RELATIVE_ERROR
+    from theory.parameters import Task
 
     gammas = (_G_HALF, 2.0) if quick else (_G_HALF, 1.0, 2.0)
     wrong, undecided, smallest, roots = 0, 0, math.inf, {}
@@ -77,12 +77,12 @@ def attention_beats_linear_above_crossover(quick: bool, rng) -> Check:
         for gamma in gammas:
             d_c = attention_linear_crossover(L, gamma)
             roots[f"L={L}, gamma={gamma:.4g}"] = d_c
-            lin = float(linear_risk(Problem(d=2, L=L, gamma=gamma, eps=0.0, lam=1.0)))
+            lin = float(linear_risk(Task(d=2, L=L, gamma=gamma, eps=0.0)))
             below = np.arange(2, math.ceil(d_c))
             above = _integers_above(d_c, 12 if quick else 40)
             for ds, sign in ((below, 1.0), (above, -1.0)):
                 for d in ds:
-                    gap = oracle_best_lambda(Problem(d=int(d), L=L, gamma=gamma, eps=0.0, lam=1.0)).risk - lin
+                    gap = oracle_best_lambda(Task(d=int(d), L=L, gamma=gamma, eps=0.0)).risk - lin
                     # float64 error of the two closed forms, both O(gamma^2 + L zeta) <= gamma^2 + L.
                     error = (ZETA_MAX_RELATIVE_ERROR + 64 * EPS) * (gamma**2 + L)
                     undecided += abs(gap) <= error

@@ -9,10 +9,12 @@ import math
 import types
 
 import numpy as np
-from scipy.stats import chi2, ks_2samp, norm
+from scipy.stats import chi2, ks_2samp
+
+from numerics.montecarlo.statistics import bonferroni_z
 
 from ..framework import Check, claim
-from ._common import random_overlaps
+from ..checks import random_overlaps
 
 ORDER = 70
 
@@ -56,6 +58,7 @@ def reduced_equals_full_in_law(quick: bool, rng) -> Check:
     from numerics.dynamics.schedules import PaperSchedule
     from numerics.sgd.full import online_sgd_full
     from numerics.sgd.reduced import online_sgd_reduced
+    from numerics.dynamics.schedules import ScheduledProblem
     from theory import Problem
 
     n_runs, steps = _LAW_SIZES[quick]["n_runs"], _LAW_SIZES[quick]["steps"]
@@ -64,9 +67,9 @@ def reduced_equals_full_in_law(quick: bool, rng) -> Check:
     p_min, p_power, per_case = 1.0, 0.0, {}
     for d, alpha, lam0, rate in _LAW_CASES:
         start = random_overlaps(rng)
-        problem = Problem(d=d, L=10, eps=0.1, lam=lam0)
-        kw = dict(n_steps=max(steps), batch_size=5, log_every=1,
-                  schedule=PaperSchedule(lam0=lam0, rate=rate) if rate else None)
+        problem = (ScheduledProblem(d=d, L=10, eps=0.1, lam=PaperSchedule(lam0=lam0, rate=rate)) if rate
+                   else Problem(d=d, L=10, eps=0.1, lam=lam0))
+        kw = dict(n_steps=max(steps), batch_size=5, log_every=1)
         vectors = [np.tile(x, (n_runs, 1)) for x in vectors_from_overlaps(start, d, rng)]
         full = online_sgd_full(problem, *vectors, alpha=alpha, rng=rng, **kw)
         reduced = online_sgd_reduced(problem, _tile(start, n_runs), alpha=alpha, rng=rng, **kw)
@@ -153,14 +156,14 @@ def determinism_across_executors(quick: bool, rng) -> Check:
        "the population gradient flow's by O(alpha) (fitted exponent 1)",
        figure="sgd_vs_flow")
 def sgd_to_flow_order_one(quick: bool, rng, figure) -> Check:
-    # The figure's numerics.sgd.experiment.sgd_flow_gap result, as stored with its data.
+    # The figure's numerics.sgd.flow_gap.sgd_flow_gap result, as stored with its data.
     f, data = figure.params, figure.data
     n_runs = f["gap_runs"]
     gap = types.SimpleNamespace(alphas=data["alphas"], gap=data["gap"], gap_stderr=data["gap_stderr"],
                                 rate=float(data["rate"]), rate_stderr=float(data["rate_stderr"]),
                                 curvature=float(data["curvature"]), chi2=float(data["chi2"]), dof=int(data["dof"]))
     # Two tests (exponent, goodness of fit), Bonferroni over the family.
-    z = float(norm.isf(_FAMILY_RATE / 2 / 2))
+    z = bonferroni_z(_FAMILY_RATE, 2)
     chi2_max = float(chi2.isf(_FAMILY_RATE / 2, gap.dof))
     deviation = abs(gap.rate - 1.0)
     power_gap = _FLOW_POWER_GAP[quick]
@@ -174,7 +177,7 @@ def sgd_to_flow_order_one(quick: bool, rng, figure) -> Check:
     if not np.all(np.diff(gap.gap) < 0):
         problems.append("GAP NOT DECREASING in alpha")
     return Check(
-        method=f"numerics.sgd.experiment.sgd_flow_gap, read from the data of figure {figure.name} ({figure.status}): "
+        method=f"numerics.sgd.flow_gap.sgd_flow_gap, read from the data of figure {figure.name} ({figure.status}): "
                f"d = {f['d']}, L = {f['L']}, lambda = {f['lam']:g}, batch {f['batch_size']}, "
                f"eps = {f['eps']:g}, start {f['start']}, t = {f['t_end']:g}, alpha in {tuple(f['alphas'])}, {n_runs} runs "
                "each (exact reduced simulator) vs numerics.dynamics.flow.overlap_flow (DOP853, rtol 1e-11); weighted fit "

@@ -34,12 +34,13 @@ def lambda_c_matches_finite_differences(quick: bool, rng) -> Check:
     from theory import stability
     from theory.symbolic.functions import roundoff_scale
     from theory.symbolic.risk_expr import risk_expression, risk_symbols
+    from theory.parameters import Task
 
     S = risk_symbols()
     scale_of = roundoff_scale(S.all, risk_expression())
     ratios, gaps, allowed, rel_tol = [], [], [], []
     for (d, L, gamma), child in zip(_FD_CASES[quick], rng.spawn(len(_FD_CASES[quick]))):
-        crit = stability.critical_lambda(d, L, gamma)
+        crit = stability.critical_lambda(Task(d=d, L=L, gamma=gamma))
         if not crit.found:
             raise ArithmeticError(f"critical_lambda found no lambda_c at d={d}, L={L}, gamma={gamma}")
         lam_c = crit.lam_c
@@ -85,6 +86,7 @@ def lambda_c_limit(quick: bool, rng) -> Check:
     from theory import stability
     from theory.symbolic.hessian import critical_lambda_limit
     from theory.symbolic.risk_expr import risk_symbols
+    from theory.parameters import Task
 
     S = risk_symbols()
     limit = critical_lambda_limit()
@@ -95,7 +97,8 @@ def lambda_c_limit(quick: bool, rng) -> Check:
     ds = np.array(_LIMIT_D[quick])
     ratios, slopes, rels, c1s, xtols = [], [], [], [], []
     for L, gamma in _LIMIT_CASES[quick]:
-        crits = [stability.critical_lambda(int(d), L, gamma, lam_min=0.5, lam_max=2.0, n_grid=50) for d in ds]
+        crits = [stability.critical_lambda(Task(d=int(d), L=L, gamma=gamma), lam_min=0.5, lam_max=2.0, n_grid=50)
+                 for d in ds]
         if not all(c.found for c in crits):
             raise ArithmeticError(f"critical_lambda found no root in [0.5, 2] for L={L}, gamma={gamma}")
         gap = np.array([c.lam_c for c in crits]) - root

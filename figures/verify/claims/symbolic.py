@@ -90,13 +90,13 @@ def fixed_points_on_M(quick: bool, rng) -> Check:
 def local_rates(quick: bool, rng) -> Check:
     from theory.symbolic import manifold
 
-    rates = manifold.local_rates_at_oracle()
+    rates = manifold.oracle_local_rates_symbolic()
     undecided = sum(1 for p in rates.positive if p is not True)
     failures = _nonzero(rates.residuals) + undecided
     return Check(
         method="sympy: Jacobian of the angle flow (phi', psi') at (0, 0) minus diag(-r_phi, -r_psi), "
                "entries simplified; positivity of r_phi, r_psi decided (theory.symbolic."
-               "local_rates_at_oracle)",
+               "oracle_local_rates_symbolic)",
         measured=float(failures),
         measured_text=f"{_nonzero(rates.residuals)} of {len(rates.residuals)} Jacobian residuals not "
                       f"identically 0; {undecided} of 2 positivity signs undecided",

@@ -5,18 +5,19 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
+from theory.risk_roundoff import RISK_ROUNDINGS
+
 from ..framework import Check, claim
-from ._common import EPS, random_problem
-from .theorem1_routes import ROUNDINGS
+from ..checks import EPS, random_problem
 
 ORDER = 20
 
 _DPS = 30
-# Roundoff of a closed form: each of its terms goes through at most 32 roundings (a generous
-# count of the operations along its longest chain), and zeta is evaluated once with relative
-# error at most ZETA_MAX_RELATIVE_ERROR. Hence |error| <= (32 eps + ZETA_MAX_RELATIVE_ERROR) * S
-# with S = sum |terms| <= eps^2 + gamma^2 (1 + 2 + 1) + (L-1) zeta(0, lambda). The count is the one
-# of the claim theorem1-quadrature (theorem1_routes.ROUNDINGS), written once there.
+# Roundoff of a closed form (theory.risk_roundoff): each of its terms goes through at most
+# RISK_ROUNDINGS (32) roundings, and zeta is evaluated once with relative error at most
+# ZETA_MAX_RELATIVE_ERROR. Hence |error| <= (32 eps + ZETA_MAX_RELATIVE_ERROR) * S with
+# S = sum |terms| <= eps^2 + gamma^2 (1 + 2 + 1) + (L-1) zeta(0, lambda) at the oracle. The count
+# is written once, in theory.risk_roundoff, for every claim and test that uses it.
 
 
 def _points(quick: bool, rng):
@@ -62,8 +63,8 @@ def oracle_matches_expectation(quick: bool, rng) -> Check:
                f"{len(problems)} random problems (d up to 1e4, L up to 100, lambda in [0.02, 3])",
         measured=max(errors),
         measured_text=f"max |difference| / S = {max(errors) / EPS:.2f} eps (S = sum of |terms|)",
-        tolerance=ROUNDINGS * EPS + ZETA_MAX_RELATIVE_ERROR,
-        derivation=f"float64 roundoff: {ROUNDINGS} roundings per term + theory.zeta's declared "
+        tolerance=RISK_ROUNDINGS * EPS + ZETA_MAX_RELATIVE_ERROR,
+        derivation=f"float64 roundoff: {RISK_ROUNDINGS} roundings per term + theory.zeta's declared "
                    "relative error, times S",
         details={"relative_to_scale": errors, "differences": differences,
                  "problems": [[int(p.d), int(p.L), float(p.gamma), float(p.eps), float(p.lam)] for p in problems]},
@@ -77,7 +78,7 @@ def oracle_matches_general_form(quick: bool, rng) -> Check:
     from theory import Overlaps, population_risk
     from theory.zeta import ZETA_MAX_RELATIVE_ERROR
 
-    from .theorem1_routes import closed_form_term_scale
+    from theory.risk_roundoff import risk_term_scale
 
     # Independent routes: the general closed form (theory.risk: Owen's T zeta, erf algebra) against
     # the expectation by mpmath quadrature and arcsin (no code shared with theory.risk or theory.zeta).
@@ -85,15 +86,15 @@ def oracle_matches_general_form(quick: bool, rng) -> Check:
     problems = _points(quick, rng)
     for problem in problems:
         reference, _ = _expectation_form(problem)
-        scale = closed_form_term_scale(problem, Overlaps.oracle())
+        scale = float(risk_term_scale(problem, Overlaps.oracle()))
         errors.append(abs(float(population_risk(problem, Overlaps.oracle())) - reference) / scale)
     return Check(
         method=f"theory.population_risk(Overlaps.oracle()) vs mpmath quadrature of the expectation "
                f"({_DPS} digits) at {len(problems)} random problems (d up to 1e4, L up to 100)",
         measured=max(errors),
         measured_text=f"max |difference| / S = {max(errors) / EPS:.2f} eps (S = sum of |terms| of the general form)",
-        tolerance=ROUNDINGS * EPS + ZETA_MAX_RELATIVE_ERROR,
-        derivation=f"float64 roundoff of the general closed form: {ROUNDINGS} roundings per term + "
+        tolerance=RISK_ROUNDINGS * EPS + ZETA_MAX_RELATIVE_ERROR,
+        derivation=f"float64 roundoff of the general closed form: {RISK_ROUNDINGS} roundings per term + "
                    "theory.zeta's declared relative error, times S (the reference has 30 digits)",
         details={"relative_to_scale": [float(e) for e in np.asarray(errors)]},
     )

@@ -2,40 +2,13 @@
 
 from __future__ import annotations
 
-import math
-
 from ..framework import Check, claim, require
-from ._common import PILOT_N, EPS, random_overlaps, random_problem, sized_estimate, z_test_check
+from ..checks import PILOT_N, EPS, random_overlaps, random_problem, sized_estimate, z_test_check
 
 ORDER = 30
 
 _STATEMENT = ("Theorem 1 (general form, docs/math/risk.md#closed-form-population-risk): R(k, v) = eps^2 + gamma^2 - 2 E1 + E2 + N in closed "
               "form, for every d, L and overlaps (on and off M)")
-
-# Sup bounds of the special functions entering the closed form (docs/math/risk.md#the-function-zeta):
-# |erf'| <= 2/sqrt(pi) at 0; |erf''(x)| = (4/sqrt(pi)) |x| e^{-x^2} <= 2 sqrt(2/(pi e)) at x = 1/sqrt(2).
-_D1 = 2.0 / math.sqrt(math.pi)
-_D2 = 2.0 * math.sqrt(2.0 / (math.pi * math.e))
-ROUNDINGS = 32   # generous count of roundings along the longest chain of one term
-
-
-def closed_form_term_scale(problem, overlaps) -> float:
-    """S >= sum of |terms| of the closed form of theory.risk (module docstring there), using
-    |erf| <= 1, 0 <= zeta <= 1, |zeta'| <= 2 D1/c2, |zeta''| <= (2/c2)(D1^2/c1 + D2/c2).
-    The float64 error of the closed form is at most (32 eps + ZETA_MAX_RELATIVE_ERROR) S."""
-    d, L, gamma, eps, lam = (float(x) for x in (problem.d, problem.L, problem.gamma, problem.eps, problem.lam))
-    kappa, nu, theta, eta, rho = (abs(float(x)) for x in overlaps.as_tuple())
-    s, g2 = math.sqrt(d / 2), gamma * gamma
-    c2 = math.sqrt(1 + 2 * lam * lam * g2)
-    c1 = math.sqrt(1 + 4 * lam * lam * g2) * c2
-    z1, z2 = 2 * _D1 / c2, (2 / c2) * (_D1 * _D1 / c1 + _D2 / c2)
-    z2_zero = 8 / (math.pi * (1 + 2 * lam * lam) * math.sqrt(1 + 4 * lam * lam))
-    C = 2 * lam / math.sqrt(math.pi * (1 + 2 * lam * lam))
-    e1 = g2 * nu + lam * g2 * s * eta * theta * _D1 / c2 + lam**2 * g2**2 * eta * rho * _D2 / c2**2
-    e2 = (s * s * theta * theta + g2) + 2 * lam * g2 * s * theta * rho * z1 + lam**2 * g2**2 * rho**2 * z2
-    n = ((L - 1) * (1 + lam**2 * rho**2 * z2_zero) + (L - 1) * (L - 2) * C * C * rho**2
-         + 2 * (L - 1) * C * rho * (s * theta + lam * g2 * rho * _D1 / c2))
-    return eps * eps + g2 + 2 * e1 + e2 + n
 
 
 def _points(m: int, rng):
@@ -47,6 +20,7 @@ def _points(m: int, rng):
 @claim("theorem1-quadrature", _STATEMENT)
 def closed_form_matches_quadrature(quick: bool, rng) -> Check:
     from theory import population_risk
+    from theory.risk_roundoff import RISK_ROUNDINGS, risk_term_scale
     from theory.zeta import ZETA_MAX_RELATIVE_ERROR
 
     population_risk_quad = require("theory.risk_quad").population_risk_quad
@@ -54,8 +28,8 @@ def closed_form_matches_quadrature(quick: bool, rng) -> Check:
     for problem, overlaps in _points(8 if quick else 40, rng):
         q = population_risk_quad(problem, overlaps)
         closed = float(population_risk(problem, overlaps))
-        scales.append(closed_form_term_scale(problem, overlaps))
-        allowed = q.abserr + (ROUNDINGS * EPS + ZETA_MAX_RELATIVE_ERROR) * scales[-1]
+        scales.append(float(risk_term_scale(problem, overlaps)))
+        allowed = q.abserr + (RISK_ROUNDINGS * EPS + ZETA_MAX_RELATIVE_ERROR) * scales[-1]
         differences.append(abs(closed - q.value))
         abserrs.append(float(q.abserr))
         ratios.append(differences[-1] / allowed)
@@ -66,7 +40,7 @@ def closed_form_matches_quadrature(quick: bool, rng) -> Check:
         measured_text=f"max |closed - quad| / allowed = {max(ratios):.3g}",
         tolerance=1.0,
         derivation="allowed = quadrature abserr + closed-form roundoff bound (32 eps + "
-                   "ZETA_MAX_RELATIVE_ERROR) x sum of |terms|",
+                   "ZETA_MAX_RELATIVE_ERROR) x sum of |terms| (theory.risk_roundoff)",
         details={"ratios": ratios, "differences": differences, "quad_abserr": abserrs, "term_scale": scales},
     )
 

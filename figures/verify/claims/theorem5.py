@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework import Check, claim
-from ._common import EPS
+from ..checks import EPS
 
 ORDER = 55
 
@@ -33,11 +33,12 @@ def _steps_from_flow(kappa0, nu0, delta: float) -> tuple:
     which the M-flow (numerics.dynamics.flow.manifold_flow, LSODA, rtol 1e-10) from the slowest start
     reaches 1 - min(|kappa|, |nu|) = delta / 2, divided by alpha."""
     from numerics.dynamics.flow import manifold_flow
+    from theory.parameters import Problem
 
     times = []
     for k0, n0 in zip(kappa0, nu0):
-        traj = manifold_flow(float(k0), float(n0), d=_D, lam=_LAM, t_end=_MAX_FLOW_TIME, delta=delta / 2,
-                             terminal=True)
+        traj = manifold_flow(Problem(d=_D, lam=_LAM), float(k0), float(n0), t_end=_MAX_FLOW_TIME,
+                             delta=delta / 2, terminal=True)
         if len(traj.t_events) == 0:
             raise RuntimeError(f"the flow on M from ({k0}, {n0}) did not reach 1 - {delta / 2} by "
                                f"t = {_MAX_FLOW_TIME} (a start on the separatrix?)")
@@ -72,13 +73,13 @@ def pgd_on_m_converges(quick: bool, rng, figure) -> Check:
     steps, flow_times = _steps_from_flow(kappa0, nu0, delta)
     done = int(data["steps"][-1])
     if steps > done:
-        log = overlap_pgd(tuple(data["final_overlaps"]), d=_D, L=p["L"], gamma=p["gamma"], lam=_LAM,
-                          alpha=_ALPHA, steps=steps - done, log_every=steps - done, start_step=done)
+        log = overlap_pgd(Problem(d=_D, L=p["L"], gamma=p["gamma"], lam=_LAM), tuple(data["final_overlaps"]),
+                          alpha=_ALPHA, n_steps=steps - done, log_every=steps - done, start_step=done)
         kappa, nu, final_excess = log.kappa[-1], log.nu[-1], log.excess_risk[-1]
     else:
         kappa, nu, final_excess = data["final_overlaps"][0], data["final_overlaps"][1], data["excess_risk"][-1]
     end = max(steps, done)
-    predicted = predicted_limit_sign(kappa0, nu0, separatrix(d=_D, lam=_LAM))
+    predicted = predicted_limit_sign(kappa0, nu0, separatrix(Problem(d=_D, lam=_LAM)))
     mismatches = int(np.sum((np.sign(kappa) != predicted) | (np.sign(nu) != predicted)))
     gap = 1.0 - np.minimum(np.abs(kappa), np.abs(nu))
     # Limit risk: R is even under (kappa, nu) -> (-kappa, -nu) on M and (1, 1) is its minimum on M, so
@@ -122,11 +123,12 @@ def pgd_on_m_converges(quick: bool, rng, figure) -> Check:
 def vector_pgd_stays_on_m(quick: bool, rng) -> Check:
     from numerics.dynamics.initial import sample_initial_vectors
     from numerics.dynamics.pgd_vectors import vector_pgd
+    from theory.parameters import Problem
 
     u = EPS / 2
     n, steps = (4, 1_000) if quick else (8, 10_000)
     vectors = sample_initial_vectors(_D, n, rng, on_manifold=True)
-    log = vector_pgd(*vectors, lam=_LAM, alpha=_ALPHA, steps=steps, log_every=steps // 100).log
+    log = vector_pgd(Problem(d=_D, lam=_LAM), *vectors, alpha=_ALPHA, n_steps=steps, log_every=steps // 100).log
     dist = log.distance_to_manifold
     bound = dist[0] + 8 * u * (log.steps[:, None] + 1)
     ratio = float(np.max(dist / bound))

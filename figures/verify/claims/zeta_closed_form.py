@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 
 from ..framework import Check, claim, require
-from ._common import EPS
+from ..checks import EPS
 
 ORDER = 10
 

@@ -1,4 +1,4 @@
-"""Drawing of the four training panels (the data come from ``_training_panels``), for a paper's double
+"""Drawing of the four training panels (the data come from ``figures.training_panels``), for a paper's double
 column: (a) excess risk, (b) |kappa| and |nu|, (c) chosen runs in the (kappa, nu) plane, (d) distance
 to M, all against the step.
 
@@ -8,7 +8,7 @@ where no run is, so each group is drawn on its own: its median (line) and the ba
 25% and 75% quantiles over runs. One legend, below the panels, so that none covers data.
 
 Drawing only, kept apart from the computation so that restyling never invalidates cached data
-(the training recipes key their cache on ``_training_panels``, not on this module).
+(the training recipes key their cache on ``figures.training_panels``, not on this module).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
-from ..style import DOUBLE_COLUMN, PALETTE, draw_fixed_points
+from .style import DOUBLE_COLUMN, PALETTE, draw_fixed_points
 
 __all__ = ["BAND", "GROUP_COLOURS", "groups", "plot_training_panels", "experiment_title", "caption"]
 

@@ -17,7 +17,7 @@ the full one. Four panels against the step t:
 4. the distance sqrt(theta^2 + eta^2 + rho^2) to M, log scale, values below the machine
    epsilon drawn at it (the exact recursion keeps a start on M on M: distance exactly 0).
 
-Drawing: ``_training_plot`` (kept apart so that restyling does not invalidate the cache).
+Drawing: ``figures.training_plot`` (kept apart so that restyling does not invalidate the cache).
 Annotation: ``numerics.dynamics.experiments.summarize_alignment`` (aligned up to sign when
 min(|kappa|, |nu|) >= 1 - delta at the last step; first aligned step at the logging resolution).
 """
@@ -49,7 +49,7 @@ def experiment_params(row: int, quick: bool) -> dict:
                          "PaperSchedule is needed to key the cache")
     else:
         lam = float(c.lam)
-    steps = c.steps // _QUICK_DIVISOR if quick else c.steps
+    steps = c.n_steps // _QUICK_DIVISOR if quick else c.n_steps
     return {"row": row, "experiment": c.name, "init": c.init, "d": c.d, "L": c.L, "gamma": float(c.gamma),
             "eps": float(c.eps), "lam": lam, "alpha": float(c.alpha), "steps": steps,
             "n_runs": _QUICK_RUNS if quick else c.n_runs, "seed": c.seed,
@@ -63,7 +63,7 @@ def _config(p):
 
     lam = PaperSchedule(lam0=p["lam"]["lam0"], rate=p["lam"]["rate"]) if isinstance(p["lam"], dict) else p["lam"]
     return PopulationExperiment(name=p["experiment"], d=p["d"], L=p["L"], gamma=p["gamma"], eps=p["eps"],
-                                lam=lam, alpha=p["alpha"], steps=p["steps"], init=p["init"],
+                                lam=lam, alpha=p["alpha"], n_steps=p["steps"], init=p["init"],
                                 n_runs=p["n_runs"], seed=p["seed"])
 
 
@@ -87,8 +87,8 @@ def compute_training_panels(p: dict, rng: np.random.Generator, progress) -> dict
     summary = summarize_alignment(result, delta=p["delta"])
     shown = np.argsort(summary.final_excess_risk, kind="stable")[
         np.unique(np.round(np.linspace(0, n - 1, min(p["n_show"], n))).astype(int))]
-    problem = {"d": config.d, "L": config.L, "gamma": config.gamma, "lam": float(lam_t[-1])}
-    fixed = manifold_fixed_points(**problem)
+    problem = Problem(d=config.d, L=config.L, gamma=config.gamma, lam=float(lam_t[-1]))
+    fixed = manifold_fixed_points(problem)
     out = {"steps": log.steps, "lam": lam_t,
            "excess_risk_mean": risk.mean(axis=1), "excess_risk_lo": risk.mean(axis=1) - _Z_BAND * stderr,
            "excess_risk_hi": risk.mean(axis=1) + _Z_BAND * stderr, "excess_risk": risk,
@@ -104,23 +104,20 @@ def compute_training_panels(p: dict, rng: np.random.Generator, progress) -> dict
            # every run's start and last logged state (signed; the claim theorem5-convergence resumes from it)
            "initial_overlaps": np.array(result.initial.as_tuple()), "final_overlaps": np.array(log.state_at(-1))}
     if config.init == "manifold":
-        sep = separatrix(**problem)
+        sep = separatrix(problem)
         out["separatrix_kappa"], out["separatrix_nu"] = sep.kappa, sep.nu
     return out
 
 
 def recipe_functions(row: int):
-    """(params, compute, plot) of the recipe for docs/math/dynamics.md#the-papers-experiments row ``row`` (0-3): the four training
-    recipe modules differ only in their row, name, title and seed."""
+    """(params, compute) of the recipe for docs/math/dynamics.md#the-papers-experiments row ``row``
+    (0-3): the four training recipe modules differ only in their row, name, title and seed. Each
+    defines its own ``plot`` (drawn by ``figures.training_plot``), which the cache key leaves out:
+    restyling does not recompute."""
     def params(quick: bool) -> dict:
         return experiment_params(row, quick)
 
     def compute(p: dict, rng, progress) -> dict:
         return compute_training_panels(p, rng, progress)
 
-    def plot(data: dict, p: dict):
-        from ._training_plot import plot_training_panels
-
-        return plot_training_panels(data, p)
-
-    return params, compute, plot
+    return params, compute

@@ -5,11 +5,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.stats import norm
 
+from numerics.montecarlo.statistics import bonferroni_z, power_z
 from theory import Overlaps, Problem
 
-from ..framework import Check
+from .framework import Check
 
 EPS = np.finfo(float).eps
 
@@ -41,9 +41,9 @@ def z_test_check(*, method: str, estimates, exacts, alpha: float, power: float, 
     (z_crit + z_power) stderr / exact <= detect everywhere; otherwise the check fails as
     underpowered (measured = inf)."""
     m = len(estimates)
-    z_crit = float(norm.isf(alpha / (2 * m)))
+    z_crit = bonferroni_z(alpha, m)
     z_scores = [(e.mean - x) / e.stderr for e, x in zip(estimates, exacts)]
-    detectable = [(z_crit + float(norm.ppf(power))) * e.stderr / abs(x) for e, x in zip(estimates, exacts)]
+    detectable = [(z_crit + power_z(power)) * e.stderr / abs(x) for e, x in zip(estimates, exacts)]
     worst = float(np.max(np.abs(z_scores)))
     underpowered = max(detectable) > detect
     return Check(
@@ -63,7 +63,7 @@ PILOT_N = 2_000  # samples of the internal pilot that starts a sized Monte-Carlo
 _MAX_ROUNDS = 6
 
 
-def _merged(a, b):
+def merged_estimate(a, b):
     """One estimate from two independent ones (pooled mean and sample variance, exact)."""
     n = a.n + b.n
     mean = (a.n * a.mean + b.n * b.mean) / n
@@ -83,7 +83,7 @@ def sized_estimates(run, exacts, rng, *, alpha: float, m: int, power: float, det
     reached by all, at most 6 rounds. The pilot is part of the final estimates: the stopping rule
     looks only at the spread, not at the means (an internal pilot, Wittes and Brittain 1990), so the
     z-test keeps its level. If they still fall short, ``z_test_check`` reports UNDERPOWERED."""
-    z = float(norm.isf(alpha / (2 * m))) + float(norm.ppf(power))
+    z = bonferroni_z(alpha, m) + power_z(power)
     ests = list(run(PILOT_N, rng.spawn(1)[0]))
     for _ in range(_MAX_ROUNDS):
         n = ests[0].n
@@ -91,7 +91,7 @@ def sized_estimates(run, exacts, rng, *, alpha: float, m: int, power: float, det
         need = max(math.ceil((z * sd / (detect * abs(x))) ** 2) for sd, x in zip(sds, exacts))
         if need <= n:
             break
-        ests = [_merged(a, b) for a, b in zip(ests, run(need - n, rng.spawn(1)[0]))]
+        ests = [merged_estimate(a, b) for a, b in zip(ests, run(need - n, rng.spawn(1)[0]))]
     return ests
 
 

@@ -1,0 +1,33 @@
+"""Critical values of the Monte-Carlo checks, written once for the tests, the claims and the figures.
+
+A Monte-Carlo estimate with standard error se is compared with an exact value x by the z-score
+z = (mean - x) / se, approximately standard normal by the central limit theorem. m such
+comparisons, each two-sided, pass together with probability >= 1 - rate when each uses the
+Bonferroni critical value z_crit = Phi^-1(1 - rate / (2 m)) (union bound over the 2 m tails).
+A true relative error delta is detected with probability >= power when
+(z_crit + Phi^-1(power)) se <= delta |x| (the shifted z-score then exceeds z_crit).
+"""
+
+from __future__ import annotations
+
+from scipy.stats import norm
+
+__all__ = ["bonferroni_z", "power_z"]
+
+
+def bonferroni_z(rate: float, m: int = 1) -> float:
+    """Two-sided critical value of m simultaneous z-tests at family-wise false-failure rate
+    ``rate``: Phi^-1(1 - rate / (2 m)), computed as the upper tail ``norm.isf`` (no cancellation)."""
+    if not 0 < rate < 1:
+        raise ValueError(f"rate={rate!r} is not allowed: the false-failure rate must be in (0, 1)")
+    if not (isinstance(m, int) and m >= 1):
+        raise ValueError(f"m={m!r} is not allowed: the number of tests must be an integer >= 1")
+    return float(norm.isf(rate / (2 * m)))
+
+
+def power_z(power: float) -> float:
+    """Phi^-1(power): the extra margin (in standard errors) that detects an error with
+    probability ``power`` beyond a critical value (module docstring)."""
+    if not 0 < power < 1:
+        raise ValueError(f"power={power!r} is not allowed: need 0 < power < 1")
+    return float(norm.ppf(power))
