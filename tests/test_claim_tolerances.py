@@ -168,6 +168,7 @@ RECOMPUTE = {
     # orderings: ratio <= 1, count difference <= 0
     "nonlinearities-softmax-oracle": lambda r: (1.0, None),
     "nonlinearities-sgd-training": lambda r: (0.0, None),
+    "highdim-one-step-drift": _z_test,
 }
 
 

@@ -32,7 +32,7 @@ from .frame import cholesky_coordinates, frame_overlaps
 from .trajectory import (SGDTrajectory, TrajectoryLog, check_settings, child_streams,
                              lambda_path, logged_steps, progress_bar, run_generators)
 
-__all__ = ["online_sgd_reduced"]
+__all__ = ["online_sgd_reduced", "sgd_step"]
 
 _TWO_OVER_SQRT_PI = 2.0 / np.sqrt(np.pi)
 _TINY = np.finfo(float).tiny
@@ -119,7 +119,7 @@ def _advance(KV, x, PQ, CE, alpha, u5, w5, w6, F):
     return out
 
 
-def _sgd_step(KV, x, y, lam, alpha, two_over_b, B, scale2, u_a11, u_n21, u_a22, F,
+def sgd_step(KV, x, y, lam, alpha, two_over_b, B, scale2, u_a11, u_n21, u_a22, F,
               coefficients=_coefficients):
     """One SGD step on KV (R, 2, 4); u_* = -alpha (a11, n21, a22)."""
     PQ, CE = coefficients(KV, x, y, lam, two_over_b, B)
@@ -147,7 +147,7 @@ def _advance_numpy(KV, draws, lam, alpha, B, L, scale2, snap_at, work, coefficie
     X, Y, a11, n21, a22 = draws
     lam_list, snaps, wanted = lam.tolist(), [], set(snap_at.tolist())
     for j in range(len(lam_list)):
-        KV = _sgd_step(KV, X[:, j], Y[:, j], lam_list[j], alpha, 2.0 / B, B, scale2,
+        KV = sgd_step(KV, X[:, j], Y[:, j], lam_list[j], alpha, 2.0 / B, B, scale2,
                        a11[:, j], n21[:, j], a22[:, j], work, coefficients)
         if j in wanted:
             snaps.append(KV)

@@ -1,0 +1,9 @@
+"""Online SGD in high dimension, step alpha = c/d (docs/math/highdim.md): the effective ODE and
+the Monte Carlo of the per-sample gradient moments."""
+
+from .effective_flow import check_highdim_settings, effective_flow
+from .moments_mc import MomentsEstimate, gradient_moments_mc
+from .one_step import one_step_increment_mc
+
+__all__ = ["check_highdim_settings", "effective_flow", "MomentsEstimate", "gradient_moments_mc",
+           "one_step_increment_mc"]

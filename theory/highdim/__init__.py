@@ -1,0 +1,8 @@
+"""Online SGD in high dimension (step alpha = c/d): the per-sample gradient moments and the
+effective drift of the five overlaps (docs/math/highdim.md)."""
+
+from .drift import effective_drift, population_drift, second_order_drift
+from .moments import GradientMoments, gradient_moments
+from .token_moments import frame_coordinates, token_moments
+
+__all__ = ["effective_drift", "population_drift", "second_order_drift", "GradientMoments", "gradient_moments", "frame_coordinates", "token_moments"]

@@ -1,0 +1,122 @@
+"""Second moments of the per-sample gradient, by low-dimensional quadrature
+(docs/math/highdim.md#second-moments-of-the-per-sample-gradient).
+
+One sample (X, Y) of the task, r = T(X) - Y, per-sample Euclidean gradients of (Y - T)^2
+
+    h_k = 2 r sum_l w_l X_l,  w_l = lambda erf'(lambda p_l) q_l,    h_v = 2 r sum_l u_l X_l,  u_l = erf(lambda p_l),
+
+p_l = <X_l, k>, q_l = <X_l, v>. In a frame F = span(k*, v*, f3, f4) containing k, v, k*, v*, each
+token is X_l = X_l^F + X_l^perp with X_l^perp ~ N(0, s_l^2 I_{d-4}) independent of everything else
+(s_0 = gamma for the informative token l = 0, else 1). So, with a_l = w_l (X_l^F - p_l k) and
+b_l = u_l (X_l^F - q_l v) the in-frame parts of the projected gradients P_k h_k, P_v h_v,
+
+    S_kk = E|P_k h_k|^2 = 4 E[r^2 |sum a_l|^2]      + 4 (d - 4) sum_l s_l^2 E[r^2 w_l^2],
+    S_vv = E|P_v h_v|^2 = 4 E[r^2 |sum b_l|^2]      + 4 (d - 4) sum_l s_l^2 E[r^2 u_l^2],
+    S_kv = E<P_k h_k, P_v h_v> = 4 E[r^2 <sum a_l, sum b_l>] + 4 (d - 4) sum_l s_l^2 E[r^2 w_l u_l],
+
+and the Riemannian population gradients are P_k G_k = 2 E[r sum a_l], P_v G_v = 2 E[r sum b_l].
+The tokens are independent and r = sum_l A_l - xi (A_l = u_l q_l, minus <X_0, v*> for l = 0), so
+every expectation is a sum of products of one-token moments E[A^j F] (j = 0, 1, 2;
+``theory.highdim.token_moments``), combined here. Holds at every finite d >= 4 and every feasible
+overlaps. Siblings: ``numerics.highdim.gradient_moments_mc`` (Monte Carlo with explicit d-vectors)
+and, for the first moments, ``theory.population_risk_grad`` (closed form).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from .token_moments import frame_coordinates, token_moments
+
+__all__ = ["GradientMoments", "gradient_moments"]
+
+
+@dataclasses.dataclass(frozen=True)
+class GradientMoments:
+    """Per-sample gradient moments at one state, in the frame (k*, v*, f3, f4).
+
+    ``grad_k``, ``grad_v``: P_k G_k and P_v G_v (4,); ``s_kk``, ``s_vv``, ``s_kv``: the second
+    moments of the module docstring; ``risk``: E r^2 (the population risk, a check);
+    ``abserr``: the largest change of any of these when the quadrature's step is halved
+    (the trapezoid rule converges faster than any power of the step: docs/math/highdim.md#quadrature)."""
+
+    grad_k: np.ndarray
+    grad_v: np.ndarray
+    s_kk: float
+    s_vv: float
+    s_kv: float
+    risk: float
+    abserr: float
+
+    def as_vector(self) -> np.ndarray:
+        return np.concatenate([self.grad_k, self.grad_v, [self.s_kk, self.s_vv, self.s_kv, self.risk]])
+
+
+def _dot(x, y):
+    return float(np.dot(x, y)) if np.ndim(x) else x * y
+
+
+def _combine(inf, noise, L, eps2, trace):
+    """Assemble the sums over tokens (module docstring) from the one-token moments of the
+    informative token ``inf`` and of each of the n = L - 1 identical noise tokens ``noise``.
+    U_S = sum_{j not in S} A_j - xi has mean and second moment from the token means and variances;
+    ``trace`` = d - 4."""
+    n = L - 1
+    mu = {"I": inf["A"][1], "N": noise["A"][1]}
+    var = {key: t["A"][2] - mu[key] ** 2 for key, t in (("I", inf), ("N", noise))}
+    tok = {"I": inf, "N": noise}
+    total_mu, total_var = mu["I"] + n * mu["N"], var["I"] + n * var["N"] + eps2
+
+    def rest(*excluded):
+        mean = total_mu - sum(mu[e] for e in excluded)
+        return mean, total_var - sum(var[e] for e in excluded) + mean * mean
+
+    singles = [("I", 1.0)] + ([("N", float(n))] if n else [])
+    pairs = [(("I", "N"), n), (("N", "I"), n), (("N", "N"), n * (n - 1))]
+    grad = {x: np.zeros(4) for x in "ab"}
+    second = {key: 0.0 for key in ("aa", "bb", "ab")}
+    for key_l, mult in singles:
+        t, (m1, m2) = tok[key_l], rest(key_l)
+        for x in "ab":
+            grad[x] += 2.0 * mult * (t[x][1] + t[x][0] * m1)
+        for key, tr in (("aa", "ww"), ("bb", "uu"), ("ab", "wu")):
+            inner, diag = t[key], t[tr]
+            second[key] += 4.0 * mult * (inner[2] + 2.0 * inner[1] * m1 + inner[0] * m2
+                                         + trace * t["s2"] * (diag[2] + 2.0 * diag[1] * m1 + diag[0] * m2))
+    for (key_l, key_m), mult in pairs:
+        if mult == 0:
+            continue
+        n1, n2 = rest(key_l, key_m)
+        for key in ("aa", "bb", "ab"):
+            x, y = tok[key_l][key[0]], tok[key_m][key[1]]
+            second[key] += 4.0 * mult * (_dot(x[2], y[0]) + _dot(x[0], y[2]) + _dot(x[0], y[0]) * n2
+                                         + 2.0 * _dot(x[1], y[1])
+                                         + 2.0 * n1 * (_dot(x[1], y[0]) + _dot(x[0], y[1])))
+    risk = total_var + total_mu ** 2
+    return grad["a"], grad["b"], second["aa"], second["bb"], second["ab"], risk
+
+
+def _moments(d, L, gamma, eps, lam, overlaps, step):
+    k, v = frame_coordinates(*overlaps)
+    s = np.sqrt(d / 2.0)
+    informative = token_moments(k, v, lam, mean=s, sd=gamma, informative=True, step=step)
+    noise = token_moments(k, v, lam, mean=0.0, sd=1.0, informative=False, step=step)
+    return _combine(informative, noise, L, eps * eps, d - 4.0)
+
+
+def gradient_moments(d, L, gamma, eps, lam, overlaps, *, step: float = 0.2,
+                     check: bool = True) -> GradientMoments:
+    """The per-sample gradient moments (module docstring) at ``overlaps`` = (kappa, nu, theta,
+    eta, rho), scalars, for d >= 4. ``step``: the trapezoid step of the quadrature along the gate
+    direction; with ``check`` the result is compared with step ``step``/2 for ``abserr``
+    (otherwise abserr is NaN: the ODE's right-hand side skips the comparison)."""
+    if not (isinstance(d, (int, float, np.integer, np.floating)) and d >= 4):
+        raise ValueError(f"d={d!r} is not allowed: the gradient moments need d >= 4")
+    fine = _moments(float(d), int(L), float(gamma), float(eps), float(lam), overlaps, step)
+    if not check:
+        return GradientMoments(*fine, abserr=float("nan"))
+    coarse = _moments(float(d), int(L), float(gamma), float(eps), float(lam), overlaps, 0.5 * step)
+    err = max(float(np.max(np.abs(np.atleast_1d(f) - np.atleast_1d(c)))) for f, c in zip(fine, coarse))
+    return GradientMoments(*fine, abserr=err)
