@@ -49,11 +49,11 @@ def _verify_plan(args):
     return paths, claims
 
 
-def _verify_done(results, paths, args) -> bool:
+def _verify_done(results, paths, args, figures=()) -> bool:
     from .verify import summary_line, write_report
 
     print(write_report(results, md_path=paths.verification_md, json_path=paths.verification_json,
-                       quick=args.quick, seed=args.seed))
+                       quick=args.quick, seed=args.seed, figures=figures))
     print(f"{summary_line(results)}; report in {paths.verification_md} and {paths.verification_json.name}")
     return all(r.ok for r in results)
 
@@ -106,8 +106,9 @@ def _reproduce_command(args) -> int:
     ordered = sorted(recipes, key=lambda r: -r.cost) if args.jobs > 1 else recipes
     results = _run(args, ordered + claims)
     by_name = {o.name: o for o in results[:len(ordered)]}
-    figures_ok = _figures_done([by_name[r.name] for r in recipes], paths)
-    verify_ok = _verify_done(results[len(ordered):], paths, args)
+    outcomes = [by_name[r.name] for r in recipes]
+    figures_ok = _figures_done(outcomes, paths)
+    verify_ok = _verify_done(results[len(ordered):], paths, args, figures=outcomes)
     if not figures_ok:
         print("slr reproduce: some figures failed (see the table above)")
     return 0 if figures_ok and verify_ok else 1

@@ -1,8 +1,9 @@
 """Is a figure fit for a paper? ``print_problems(fig)`` lists what is not (an empty list: it is).
 
 Checked at the figure's own size, which is its print size (``figures.style``): the width is a
-single or double column, and nothing is drawn outside it; drawing it raises no warning (matplotlib's layout engines warn when
-they cannot fit the decorations); every text is at least ``MIN_FONT_PT``; no two texts overlap;
+single or double column, and nothing is drawn outside it; drawing it raises no warning
+(matplotlib's layout engines warn when they cannot fit the decorations; deprecation notices
+between libraries do not count); every text is at least ``MIN_FONT_PT``; no two texts overlap;
 no legend lies over an axes (data); every colour is one of ``PALETTE``, white or a neutral grey.
 """
 
@@ -94,7 +95,10 @@ def print_problems(fig) -> list[str]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         canvas.draw()
-    problems += [f"warning while drawing: {w.message}" for w in caught]
+    # A deprecation notice is a library telling another about its API (e.g. pyparsing >= 3.3 to
+    # matplotlib < 3.10 on every mathtext parse), not a statement about this figure: not counted.
+    problems += [f"warning while drawing: {w.message}" for w in caught
+                 if not issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning))]
     renderer = canvas.get_renderer()
     # Saved with bbox_inches="tight", a figure grows by whatever sticks out of it (a wide legend or
     # title): then its printed width is not the declared one.

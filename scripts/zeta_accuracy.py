@@ -4,7 +4,7 @@ of the closed form ``theory.zeta`` against them.
 Computes zeta and its t-derivatives of orders 1-4 by mpmath quadrature of the defining
 expectation (``theory.zeta_reference.zeta_derivatives_mpmath``, 40 digits by default) on the
 grid t in {0} U logspace(-8, 3, 39), g in logspace(-4, 2, 30), writes them with 25 significant
-digits to tests/data/zeta_reference.csv (read by tests/test_zeta.py), and prints the maximum
+digits to tests/data/zeta_reference.csv (read by tests/zeta_grid.py), and prints the maximum
 errors of theory.zeta.zeta / zeta_t / zeta_tt / zeta_ttt on the grid:
 
 - zeta: relative error |zeta - ref| / ref (zeta >= 1e-8 on the grid, nothing underflows);
@@ -17,7 +17,7 @@ errors of theory.zeta.zeta / zeta_t / zeta_tt / zeta_ttt on the grid:
   relative error (for |ref| >= the floor) is printed as well.
 
 A dense random scan of zeta where the grid is coarse (t in [0, 2.5], g in [0, 1.5]) follows,
-against the cancellation-free Owen's T form at 25 digits (proved in tests/test_zeta.py).
+against the cancellation-free Owen's T form at 25 digits (proved in tests/test_zeta_symbolic.py).
 
 Run from the repository root:  python scripts/zeta_accuracy.py  (about 6 minutes of CPU time;
 --report-only reuses the CSV, --dense 0 skips the scan).
@@ -33,7 +33,7 @@ import mpmath
 import numpy as np
 
 from theory.zeta import zeta, zeta_t, zeta_tt, zeta_ttt
-from theory.zeta_reference import zeta_derivatives_mpmath
+from theory.zeta_reference import zeta_derivatives_mpmath, zeta_owen_mpmath
 
 OUTPUT = Path(__file__).resolve().parents[1] / "tests" / "data" / "zeta_reference.csv"
 COLUMNS = ("zeta", "zeta_t", "zeta_tt", "zeta_ttt", "zeta_tttt")
@@ -113,24 +113,13 @@ def report(t, g, refs):
         print(line)
 
 
-def owen_reference(t, g, dps=25):
-    """erf(t/c2)^2 + (4/pi) int_c^1 exp(-h^2 (1 + x^2)/2) / (1 + x^2) dx (the cancellation-free
-    closed form proved in tests/test_zeta.py) at ``dps`` digits; fast enough for dense scans."""
-    with mpmath.workdps(dps):
-        t, g = mpmath.mpf(float(t)), mpmath.mpf(float(g))
-        c2 = mpmath.sqrt(1 + 2 * g * g)
-        h, c = mpmath.sqrt(2) * t / c2, 1 / mpmath.sqrt(1 + 4 * g * g)
-        tail = mpmath.quad(lambda x: mpmath.exp(-h * h * (1 + x * x) / 2) / (1 + x * x), [c, 1])
-        return mpmath.erf(t / c2) ** 2 + 4 / mpmath.pi * tail
-
-
 def dense_scan(n, seed):
     """Max relative error of zeta at n random points of [0, 2.5] x [0, 1.5], where zeta is
     O(1) and the branches of theory.zeta meet (the grid is coarse there)."""
     rng = np.random.default_rng(np.random.SeedSequence(seed))
     t, g = rng.uniform(0.0, 2.5, n), rng.uniform(0.0, 1.5, n)
     with mpmath.workdps(25):
-        rel = np.array([float(abs(mpmath.mpf(float(z)) / owen_reference(ti, gi) - 1))
+        rel = np.array([float(abs(mpmath.mpf(float(z)) / zeta_owen_mpmath(ti, gi) - 1))
                         for z, ti, gi in zip(zeta(t, g), t, g)])
     i = np.argmax(rel)
     eps = np.finfo(float).eps

@@ -169,6 +169,8 @@ RECOMPUTE = {
     "nonlinearities-softmax-oracle": lambda r: (1.0, None),
     "nonlinearities-sgd-training": lambda r: (0.0, None),
     "highdim-one-step-drift": _z_test,
+    "highdim-fluctuation-closure": _z_test,
+    "highdim-escape-time": _z_test,
 }
 
 

@@ -216,12 +216,18 @@ CORRUPTIONS = {
     "nonlinearities-sgd-training": patch("numerics.nonlinearity.training.sgd_training_sigma", _softmax_never_aligns),
     # the correction alpha D halved: off by >= 5 standard errors in quick mode (it is >= 11 there)
     "highdim-one-step-drift": patch("theory.highdim.drift.second_order_drift", scale(0.5)),
+    # no noise in the covariance equation: the closure is the drift alone, off by > 5 standard errors
+    # every predicted alignment time 10% later: detected (the claim's power requirement)
+    "highdim-escape-time": patch("numerics.highdim.escape.escape_prediction", lambda f: (
+        lambda *a, **k: dataclasses.replace(f(*a, **k), times=f(*a, **k).times * 1.1))),
+    "highdim-fluctuation-closure": patch("numerics.highdim.fluctuations.increment_covariance", scale(0.0)),
 }
 
 # Claims whose quick-mode failing test is here (the others have one in their own test module).
 QUICK_HERE = ("theorem1-oracle-expectation", "theorem1-montecarlo", "corollary2-rate-L-log-d",
               "corollary2-counter-lambda-sqrt-d", "proposition3-montecarlo", "proposition3-null-limit",
-              "theorem5-distance-to-M", "highdim-one-step-drift")
+              "theorem5-distance-to-M", "highdim-one-step-drift",
+              "highdim-fluctuation-closure", "highdim-escape-time")
 
 
 def test_every_claim_has_a_corruption():

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 MATH = DOCS / "math"
 SKIP_DIRS = {".git", ".venv", ".ci-venv", "venv", "out", "_build", "_generated", "__pycache__",
-             "node_modules", ".pytest_cache", "build", "dist"}
+             "node_modules", ".pytest_cache", "build", "dist", ".ci-wheel"}
 TEXT_SUFFIXES = {".py", ".md", ".toml", ".cfg", ".txt", ".rst", ".yml", ".yaml", ".cff", ".bib", ".sh", ""}
 
 CITATION = re.compile(r"docs/math/([\w.-]+?\.md)#([\w-]*)")
@@ -54,7 +54,9 @@ def anchors(page: Path) -> set[str]:
 
 def repository_text_files():
     for folder, dirs, files in os.walk(ROOT):
-        dirs[:] = [d for d in dirs if d not in SKIP_DIRS and not d.endswith(".egg-info")]
+        # any virtual environment (e.g. .ci/min-versions' .ci-venv-min) holds other projects' files
+        dirs[:] = [d for d in dirs if d not in SKIP_DIRS and not d.endswith(".egg-info")
+                   and not (Path(folder) / d / "pyvenv.cfg").exists()]
         for name in files:
             path = Path(folder) / name
             if path.suffix in TEXT_SUFFIXES:

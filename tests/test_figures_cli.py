@@ -96,6 +96,13 @@ def test_reproduce_runs_figures_then_verify(tmp_path, fake_recipes, monkeypatch,
     assert calls == ["alpha", "beta"]
     quick = tmp_path / "quick"
     assert (quick / "verification.md").is_file() and (quick / "verification.json").is_file()
+    # each figure of the run, with its elapsed time, in the report
+    figures = json.loads((quick / "verification.json").read_text())["figures"]
+    assert [(f["name"], f["status"]) for f in figures] == [("alpha", "computed"), ("beta", "computed")]
+    assert all(f["compute_seconds"] > 0 and f["plot_seconds"] > 0 for f in figures)
+    assert main(["reproduce", "--quick", "--out", str(tmp_path), "--jobs", "1"]) == status
+    again = json.loads((quick / "verification.json").read_text())["figures"]
+    assert [(f["status"], f["compute_seconds"]) for f in again] == [("cached", 0.0), ("cached", 0.0)]
 
 
 def test_python_dash_m_figures_is_slr_figures():

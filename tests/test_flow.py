@@ -178,15 +178,20 @@ def test_fixed_points_of_the_manifold_flow(lam, d):
 
 
 def test_flow_states_are_feasible_and_the_projection_is_reported():
-    """lambda = 0.9 towards k = -v* (rank-deficient): the integrator's raw end state has a Gram
-    eigenvalue below -64 eps (tolerance 1e-10 relative); the returned states are feasible, and the
-    reported projection is within the integrator's tolerance."""
+    """lambda = 0.9 towards k = -v* (rank-deficient): for some starts the integrator's raw end state
+    has a Gram eigenvalue below -64 eps (tolerance 1e-10 relative); for the first such start the
+    returned states are feasible, and the reported projection is within the integrator's tolerance."""
     from theory.parameters import gram_matrix
 
-    starts = sample_initial_overlaps(400, 8, np.random.default_rng(3))
-    start = Overlaps(**{n: float(getattr(starts, n)[7]) for n in OVERLAP_NAMES})
-    traj = overlap_flow(Problem(d=400, lam=0.9), start, t_end=20.0)
-    raw_end = np.linalg.eigvalsh(gram_matrix(*traj.sol(traj.t[-1])))[0]
+    # Which starts end below -64 eps is decided by round-off and differs between scipy versions
+    # (here starts 4 and 8 with scipy 1.17, starts 1, 9, 10 and 15 with scipy 1.10): take the first.
+    starts = sample_initial_overlaps(400, 16, np.random.default_rng(3))
+    for i in range(16):
+        start = Overlaps(**{n: float(getattr(starts, n)[i]) for n in OVERLAP_NAMES})
+        traj = overlap_flow(Problem(d=400, lam=0.9), start, t_end=20.0)
+        raw_end = np.linalg.eigvalsh(gram_matrix(*traj.sol(traj.t[-1])))[0]
+        if raw_end < -64 * np.finfo(float).eps:
+            break
     assert raw_end < -64 * np.finfo(float).eps            # the test is not vacuous
     assert np.min(np.linalg.eigvalsh(gram_matrix(*traj.y))[..., 0]) >= -64 * np.finfo(float).eps
     Overlaps(**traj.final)                                  # valid

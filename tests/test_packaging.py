@@ -1,6 +1,7 @@
 """Packaging: the licence, the declared floors (pinned in .ci/min-versions.txt, which CI installs and
 tests), the package data and the citation metadata agree with pyproject.toml."""
 
+import datetime
 import re
 from pathlib import Path
 
@@ -47,6 +48,19 @@ def test_min_versions_pin_every_declared_floor():
     assert _pins() == floors
 
 
+def test_readme_states_the_declared_floors():
+    """The README's 'Dependency floors' paragraph names every floor of the core and the 'test'
+    extra at its pyproject version, and the Python floor."""
+    project = _pyproject()["project"]
+    readme = (ROOT / "README.md").read_text()
+    paragraph = readme[readme.index("**Dependency floors.**"):].split("\n\n")[0].replace("\n", " ")
+    stated = {name.lower(): _release(version)
+              for name, version in re.findall(r"([A-Za-z][\w-]*)(?:\[[^\]]*\])? >= ([0-9]+(?:\.[0-9]+)*)", paragraph)}
+    floors = _floors(project["dependencies"]) | _floors(project["optional-dependencies"]["test"])
+    floors["python"] = _release(project["requires-python"].removeprefix(">="))
+    assert stated == floors
+
+
 def test_licence_is_an_spdx_expression_with_its_file():
     project = _pyproject()["project"]
     assert project["license"] == "MIT" and project["license-files"] == ["LICENSE"]
@@ -75,3 +89,15 @@ def test_citation_software_entry_is_complete():
     assert field["version"].group(1) == _pyproject()["project"]["version"]
     assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", field["date-released"].group(1))
     assert field["license"].group(1) == _pyproject()["project"]["license"]
+    assert datetime.date.fromisoformat(field["date-released"].group(1)) <= datetime.date.today()
+
+
+def test_citation_urls_are_those_of_pyproject():
+    """The software's repository is cited only when pyproject.toml declares it (never guessed), and
+    the paper's URL is the one pyproject.toml gives."""
+    text = (ROOT / "CITATION.cff").read_text()
+    urls = {key.lower(): value for key, value in _pyproject()["project"]["urls"].items()}
+    repository = urls.get("repository") or urls.get("source") or urls.get("source code")
+    cited = re.search(r'^repository-code:\s*"?([^"\n]+)"?$', text, re.M)
+    assert (cited.group(1) if cited else None) == repository
+    assert re.search(r'^  url:\s*"?([^"\n]+)"?$', text, re.M).group(1) == urls["paper"]

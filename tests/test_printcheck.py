@@ -45,3 +45,31 @@ def test_a_layout_warning_is_a_problem():
         fig = Figure(figsize=(DOUBLE_COLUMN, 0.3), layout="constrained")   # no room for the axes
         fig.subplots(3, 1)[0].set_title("a title that needs room")
         assert any("warning while drawing" in p for p in print_problems(fig))
+
+
+def test_a_deprecation_notice_while_drawing_is_not_a_problem_but_other_warnings_are():
+    """pyparsing >= 3.3 warns matplotlib < 3.10 of renamed methods on every mathtext parse, with a
+    class that is both a UserWarning and a DeprecationWarning: that says nothing of the figure."""
+    import warnings
+
+    from matplotlib.artist import Artist
+
+    class LibraryDeprecation(UserWarning, DeprecationWarning):
+        pass
+
+    class Noisy(Artist):
+        def __init__(self, category):
+            super().__init__()
+            self.category = category
+
+        def draw(self, renderer):
+            warnings.warn(f"drawn with a {self.category.__name__}", self.category)
+
+    problems = {}
+    for category in (LibraryDeprecation, PendingDeprecationWarning, UserWarning):
+        with figure_style():
+            fig, ax = _figure(SINGLE_COLUMN, color=PALETTE["quadrature"])
+            fig.add_artist(Noisy(category))
+            problems[category] = print_problems(fig)
+    assert problems[LibraryDeprecation] == [] and problems[PendingDeprecationWarning] == []
+    assert problems[UserWarning] == ["warning while drawing: drawn with a UserWarning"]

@@ -6,12 +6,14 @@ import fcntl
 import os
 import pty
 import select
+import shutil
 import struct
 import subprocess
 import sys
 import termios
 import textwrap
 import time
+from pathlib import Path
 
 import pytest
 
@@ -76,6 +78,30 @@ def test_worker_progress_reaches_the_terminal(tmp_path):
     partial = [f"{k}/40" for k in range(1, 40)]
     assert "steps of item" in text and any(p in text for p in partial), text[-3000:]
     assert "run:" in text and "3/3" in text  # the items bar reached the end
+
+
+@pytest.mark.skipif(not hasattr(pty, "openpty") or sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_slr_shows_the_live_display_on_a_terminal(tmp_path):
+    """The installed ``slr`` script on a terminal, two claims on two worker processes: the live
+    display names the running items and counts them to the end; each finished item prints its line."""
+    script = shutil.which("slr", path=str(Path(sys.executable).parent))
+    if script is None:
+        pytest.skip("the slr script is not installed next to this interpreter (pip install -e .)")
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 160, 0, 0))
+    proc = subprocess.Popen([script, "verify", "--quick", "--only", "zeta-closed-form,theorem1-oracle-general",
+                             "--jobs", "2", "--out", str(tmp_path)], stdin=slave, stdout=slave, stderr=slave,
+                            start_new_session=True, env=dict(os.environ, MPLBACKEND="Agg"))
+    os.close(slave)
+    try:
+        text = _read_all(master, proc, timeout=240)
+        assert proc.wait(timeout=30) == 0, text[-3000:]
+    finally:
+        os.close(master)
+        if proc.poll() is None:
+            proc.kill()
+    assert "running: claim" in text and "slr: 100%" in text and "2/2" in text, text[-3000:]
+    assert "pass     claim zeta-closed-form" in text and "pass     claim theorem1-oracle-general" in text
 
 
 def test_display_is_off_without_a_terminal(tmp_path):

@@ -1,5 +1,6 @@
 """The verification report: claim framework, report files, and ``slr verify --quick`` passing."""
 
+import dataclasses
 import json
 import math
 import platform
@@ -69,6 +70,36 @@ def test_report_files_with_nan_and_pipes(tmp_path):
     assert payload["claims"][0]["measured"] is None and payload["claims"][0]["status"] == "error"
     assert "p\\|q" in (tmp_path / "v.md").read_text()
     assert "ERROR" in table
+
+
+def test_report_records_each_items_elapsed_time(tmp_path):
+    """Each claim's time and each figure's compute and plot times reach the JSON and the Markdown;
+    the total is their sum."""
+    from figures.runner import RecipeOutcome
+
+    results = run_claims([claim("c1", "s")(lambda quick, rng: _check(0.5)),
+                          claim("c2", "s")(lambda quick, rng: _check(0.5))], quick=True, echo=lambda *a: None)
+    results = [dataclasses.replace(r, seconds=s) for r, s in zip(results, (0.75, 2.0))]
+    figures = [RecipeOutcome("fig_a", "computed", "no entry", 1.5, 0.25),
+               RecipeOutcome("fig_b", "cached", "", 0.0, 0.125)]
+    write_report(results, md_path=tmp_path / "v.md", json_path=tmp_path / "v.json", quick=True, seed=0,
+                 figures=figures)
+    payload = json.loads((tmp_path / "v.json").read_text())
+    assert [c["seconds"] for c in payload["claims"]] == [0.75, 2.0]
+    assert payload["figures"] == [
+        {"name": "fig_a", "status": "computed", "reason": "no entry", "compute_seconds": 1.5,
+         "plot_seconds": 0.25, "seconds": 1.75},
+        {"name": "fig_b", "status": "cached", "reason": "", "compute_seconds": 0.0,
+         "plot_seconds": 0.125, "seconds": 0.125}]
+    assert payload["elapsed_seconds"] == 0.75 + 2.0 + 1.75 + 0.125
+    md = (tmp_path / "v.md").read_text()
+    assert "4.6 s for 2 claim(s) and 2 figure(s)" in md
+    assert [ln.split("|")[-2].strip() for ln in md.splitlines() if ln.startswith(("| c1 ", "| c2 "))] == ["0.75", "2.00"]
+    assert "| fig_a | computed | 1.50 | 0.25 | no entry |" in md and "| fig_b | cached | 0.00 | 0.12 | - |" in md
+    # without figures (slr verify) the report has no figure section
+    write_report(results, md_path=tmp_path / "w.md", json_path=tmp_path / "w.json", quick=True, seed=0)
+    assert "figures" not in json.loads((tmp_path / "w.json").read_text())
+    assert "Figures of this run" not in (tmp_path / "w.md").read_text()
 
 
 def test_registered_claims_cover_the_paper_items():

@@ -1,6 +1,6 @@
 """The function zeta(t, g) = E[erf(t + g Z)^2], Z ~ N(0, 1), and its t-derivatives (docs/math/risk.md#derivatives-of-zeta).
 
-Closed form (derived here; proved in ``tests/test_zeta.py`` symbolically and against mpmath):
+Closed form (derived here; proved symbolically in ``tests/test_zeta_symbolic.py``, against mpmath in ``tests/test_zeta.py``):
 write erf(x) = 2 Phi(sqrt(2) x) - 1 and h = sqrt(2) t / sqrt(1 + 2g^2). Then
 E[Phi(sqrt2 (t + gZ))^2] is the bivariate normal probability Phi_2(h, h; r) with correlation
 r = 2g^2 / (1 + 2g^2), and Owen's identity Phi_2(h, h; r) = Phi(h) - 2 T(h, sqrt((1-r)/(1+r)))

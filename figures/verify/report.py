@@ -15,6 +15,8 @@ from .framework import ClaimResult
 __all__ = ["run_claims", "write_report", "summary_line"]
 
 _HEADER = ("claim", "statement", "method", "measured", "tolerance", "how the tolerance is derived", "status")
+_MD_HEADER = _HEADER + ("seconds",)
+_FIGURE_HEADER = ("figure", "status", "compute s", "plot s", "why computed (or skipped, failed)")
 
 
 def _number(x: float) -> str:
@@ -23,8 +25,25 @@ def _number(x: float) -> str:
 
 def _row(r: ClaimResult, *, long: bool):
     measured = f"{_number(r.measured)} ({r.measured_text})" if long else _number(r.measured)
-    return (r.claim_id, r.statement, r.method, measured, _number(r.tolerance), r.derivation,
-            r.status.upper() if r.status in ("fail", "error") else r.status)
+    row = (r.claim_id, r.statement, r.method, measured, _number(r.tolerance), r.derivation,
+           r.status.upper() if r.status in ("fail", "error") else r.status)
+    return row + (f"{r.seconds:.2f}",) if long else row
+
+
+def _figure_entry(outcome) -> dict:
+    """One figure's line of the JSON report (a ``figures.runner.RecipeOutcome``): its status and
+    its elapsed time, compute (0 when the data came from the cache) and plot."""
+    return {"name": outcome.name, "status": outcome.status, "reason": outcome.reason,
+            "compute_seconds": outcome.compute_seconds, "plot_seconds": outcome.plot_seconds,
+            "seconds": outcome.compute_seconds + outcome.plot_seconds}
+
+
+def _figure_section(entries) -> list[str]:
+    if not entries:
+        return []
+    rows = [(e["name"], e["status"], f"{e['compute_seconds']:.2f}", f"{e['plot_seconds']:.2f}",
+             e["reason"] or "-") for e in entries]
+    return ["## Figures of this run", "", markdown_table(_FIGURE_HEADER, rows), ""]
 
 
 def run_claims(claims, *, quick: bool, seed: int = 0, echo=print, jobs: int = 1,
@@ -66,31 +85,42 @@ def _provenance_text(origin: dict) -> str:
             f"command `{' '.join(origin['command'])}`; {versions}.")
 
 
-def write_report(results, *, md_path: Path, json_path: Path, quick: bool, seed: int) -> str:
-    """Write the Markdown and JSON reports; returns the plain-text table for the terminal."""
+def write_report(results, *, md_path: Path, json_path: Path, quick: bool, seed: int, figures=()) -> str:
+    """Write the Markdown and JSON reports; returns the plain-text table for the terminal.
+
+    Each claim's elapsed time is in its entry (``seconds``); ``figures`` (the ``RecipeOutcome``s of
+    the same run, as ``slr reproduce`` passes them) adds each figure's status and times.
+    ``elapsed_seconds`` is the sum of the items' wall-clock times: items run side by side add up,
+    so with ``--jobs`` > 1 it exceeds the wall-clock time of the run.
+    """
     from ..provenance import provenance
 
     created = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     mode = "quick" if quick else "full"
     origin = provenance(seed=seed)
-    elapsed = sum(r.seconds for r in results)
+    figure_entries = [_figure_entry(o) for o in figures]
+    elapsed = sum(r.seconds for r in results) + sum(e["seconds"] for e in figure_entries)
+    items = f"{len(results)} claim(s)" + (f" and {len(figure_entries)} figure(s)" if figure_entries else "")
     md = "\n".join([
         "# Verification report",
         "",
         f"Mode: {mode}; seed {seed}; created {created}; {summary_line(results)}; "
-        f"{elapsed:.1f} s of claim time (each claim's time in the JSON report).",
+        f"{elapsed:.1f} s for {items}, summed over the items (each item's time below).",
         "",
         _provenance_text(origin),
         "",
         "A claim passes when the measured number is at most the tolerance; 'skipped' means a "
         "module it needs is not available, and is not a pass.",
         "",
-        markdown_table(_HEADER, [_row(r, long=True) for r in results]),
+        markdown_table(_MD_HEADER, [_row(r, long=True) for r in results]),
         "",
+        *_figure_section(figure_entries),
     ])
     payload = {"mode": mode, "seed": seed, "created": created, "versions": package_versions(),
                "provenance": origin, "elapsed_seconds": elapsed,
                "summary": summary_line(results), "claims": [dataclasses.asdict(r) for r in results]}
+    if figure_entries:
+        payload["figures"] = figure_entries
     _write_text(md_path, md)
     _write_text(json_path, json.dumps(_json_safe(payload), indent=1, allow_nan=False) + "\n")
     return text_table(_HEADER, [_row(r, long=False) for r in results], max_width=36)

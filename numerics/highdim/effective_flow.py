@@ -18,7 +18,7 @@ from theory.parameters import OVERLAP_NAMES, Overlaps
 from ..dynamics.flow import FlowTrajectory
 from ..dynamics.ode import OdeOptions
 
-__all__ = ["check_highdim_settings", "effective_flow", "EFFECTIVE_ODE"]
+__all__ = ["check_highdim_settings", "effective_flow", "lam_of_tau", "start_state", "EFFECTIVE_ODE"]
 
 # Each right-hand side is a quadrature (~5 ms): tolerances looser than the population flow's default.
 EFFECTIVE_ODE = OdeOptions(method="LSODA", rtol=1e-8, atol=1e-10)
@@ -37,7 +37,8 @@ def check_highdim_settings(problem, c, batch_size):
     return int(d), int(L), float(gamma), float(eps), c / d
 
 
-def _lam_of_tau(lam):
+def lam_of_tau(lam):
+    """lambda(tau) as a checked callable: a number, or a callable whose values must be finite > 0."""
     if callable(lam):
         def checked(tau):
             value = float(lam(tau))
@@ -50,7 +51,8 @@ def _lam_of_tau(lam):
     return lambda tau: value
 
 
-def _start(initial):
+def start_state(initial):
+    """The five overlaps of ``initial`` (Overlaps or a 5-tuple) as an array, validated."""
     values = initial.as_tuple() if isinstance(initial, Overlaps) else tuple(initial)
     y0 = np.array([float(np.asarray(x).reshape(-1)[0]) for x in values])
     Overlaps(**dict(zip(OVERLAP_NAMES, y0)))  # validates range and feasibility
@@ -67,8 +69,8 @@ def effective_flow(problem, initial, *, c, batch_size, t_end, ode: OdeOptions = 
     RuntimeError. Components ordered as ``theory.parameters.OVERLAP_NAMES``. Each right-hand side
     costs one quadrature of the gradient moments (~10 ms)."""
     d, L, gamma, eps, alpha = check_highdim_settings(problem, c, batch_size)
-    lam_t = _lam_of_tau(problem.lam)
-    y0 = _start(initial)
+    lam_t = lam_of_tau(problem.lam)
+    y0 = start_state(initial)
     t_end = check_positive_real("t_end", t_end)
 
     def rhs(t, y):

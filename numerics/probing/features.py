@@ -133,21 +133,8 @@ def _read_cache(npz: Path, sidecar: Path, key: str, shape: tuple):
     return states
 
 
-# long function: one pass (validate, look up the cache, run the batches, write the cache) that
-# shares its key, shape and timer; the probing extra (torch) is not in the default test run.
-def cls_hidden_states(sentences, model, tokenizer=None, *, batch_size=32, cache_dir=None,
-                      progress=True) -> ClsStates:
-    """[CLS] state of every layer for every sentence: ``states`` of shape (n_layers+1, n, hidden).
-
-    ``model`` is a BERT-architecture encoder (with ``tokenizer``), or a local path / cached
-    model name passed to ``load_encoder``. Sentences run in batches of ``batch_size``, sorted by
-    length to limit padding (right padding, so [CLS] stays at position 0; this is checked).
-    With ``cache_dir``, results are read from / written to ``cls-<key>.npz`` and its JSON sidecar.
-    ``progress``: bool (a tqdm bar on stderr or none) or a tqdm-like factory ``f(total=, desc=)``.
-    """
-    import torch
-
-    bar_factory = progress if callable(progress) else _tqdm_factory(bool(progress))
+def _checked_inputs(sentences, model, tokenizer, batch_size):
+    """(model, tokenizer, sentences as strings) after the argument checks of ``cls_hidden_states``."""
     if isinstance(model, (str, os.PathLike)):
         if tokenizer is not None:
             raise ValueError("tokenizer must be None when model is a name or path (both are loaded)")
@@ -159,28 +146,23 @@ def cls_hidden_states(sentences, model, tokenizer=None, *, batch_size=32, cache_
     sentences = [str(s) for s in sentences]
     if not sentences:
         raise ValueError("sentences is empty: at least one sentence is needed")
+    return model, tokenizer, sentences
 
-    start = time.perf_counter()
+
+def _token_ids(tokenizer, sentences, model) -> list:
+    """The token ids of each sentence; ValueError if one exceeds the encoder's positions."""
     input_ids = tokenizer(sentences)["input_ids"]
     limit = model.config.max_position_embeddings
     too_long = [i for i, ids in enumerate(input_ids) if len(ids) > limit]
     if too_long:
         raise ValueError(f"sentence {too_long[0]} has {len(input_ids[too_long[0]])} tokens, "
                          f"more than max_position_embeddings={limit}")
-    n_states = model.config.num_hidden_layers + 1
-    shape = (n_states, len(sentences), model.config.hidden_size)
-    sentences_hash = sentences_sha256(sentences)
-    model_name = getattr(model.config, "name_or_path", "") or getattr(model.config, "_name_or_path", "")
-    key = identity = None
-    if cache_dir is not None:
-        key, identity = _cache_key(model, input_ids, sentences_hash)
-        cache_dir = Path(cache_dir).expanduser().resolve()
-        npz, sidecar = cache_dir / f"cls-{key[:20]}.npz", cache_dir / f"cls-{key[:20]}.json"
-        cached = _read_cache(npz, sidecar, key, shape)
-        if cached is not None:
-            return ClsStates(states=cached.astype(np.float64), model_name=model_name, key=key,
-                             sentences_sha256=sentences_hash, from_cache=True,
-                             seconds=time.perf_counter() - start)
+    return input_ids
+
+
+def _run_batches(model, tokenizer, sentences, input_ids, shape, batch_size, bar_factory, model_name):
+    """The float32 [CLS] states (``shape``), batches of ``batch_size`` sorted by length, in eval mode."""
+    import torch
 
     order = np.argsort([len(ids) for ids in input_ids], kind="stable")
     states = np.empty(shape, dtype=np.float32)
@@ -197,22 +179,59 @@ def cls_hidden_states(sentences, model, tokenizer=None, *, batch_size=32, cache_
                                      "sequence (a left-padding or non-BERT tokenizer?)")
                 batch = {name: tensor.to(model.device) for name, tensor in batch.items()}
                 hidden = model(**batch, output_hidden_states=True).hidden_states
-                if len(hidden) != n_states:
-                    raise ValueError(f"the encoder returned {len(hidden)} hidden states, expected {n_states}")
+                if len(hidden) != shape[0]:
+                    raise ValueError(f"the encoder returned {len(hidden)} hidden states, expected {shape[0]}")
                 states[:, idx, :] = torch.stack([h[:, 0, :] for h in hidden]).float().cpu().numpy()
                 bar.update(len(idx))
     finally:
         model.train(was_training)
-    seconds = time.perf_counter() - start
+    return states
 
+
+def _write_cache(npz: Path, sidecar: Path, states, meta: dict) -> None:
+    """The states and their JSON sidecar (``meta`` plus the package versions), written atomically."""
+    import torch
+
+    npz.parent.mkdir(parents=True, exist_ok=True)
+    _atomic_write(npz, lambda f: np.savez(f, states=states))
+    meta = {**meta, "versions": {"torch": torch.__version__, "transformers": _version("transformers")},
+            "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    _atomic_write(sidecar, lambda f: f.write(json.dumps(meta, indent=1).encode()))
+
+
+def cls_hidden_states(sentences, model, tokenizer=None, *, batch_size=32, cache_dir=None,
+                      progress=True) -> ClsStates:
+    """[CLS] state of every layer for every sentence: ``states`` of shape (n_layers+1, n, hidden).
+
+    ``model`` is a BERT-architecture encoder (with ``tokenizer``), or a local path / cached
+    model name passed to ``load_encoder``. Sentences run in batches of ``batch_size``, sorted by
+    length to limit padding (right padding, so [CLS] stays at position 0; this is checked).
+    With ``cache_dir``, results are read from / written to ``cls-<key>.npz`` and its JSON sidecar.
+    ``progress``: bool (a tqdm bar on stderr or none) or a tqdm-like factory ``f(total=, desc=)``.
+    """
+    bar_factory = progress if callable(progress) else _tqdm_factory(bool(progress))
+    model, tokenizer, sentences = _checked_inputs(sentences, model, tokenizer, batch_size)
+    start = time.perf_counter()
+    input_ids = _token_ids(tokenizer, sentences, model)
+    shape = (model.config.num_hidden_layers + 1, len(sentences), model.config.hidden_size)
+    sentences_hash = sentences_sha256(sentences)
+    model_name = getattr(model.config, "name_or_path", "") or getattr(model.config, "_name_or_path", "")
+    key = identity = None
     if cache_dir is not None:
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        _atomic_write(npz, lambda f: np.savez(f, states=states))
-        meta = {"key": key, "identity": identity, "model_name": model_name, "shape": list(shape),
-                "dtype": "float32", "n_sentences": len(sentences), "seconds": seconds,
-                "versions": {"torch": torch.__version__, "transformers": _version("transformers")},
-                "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
-        _atomic_write(sidecar, lambda f: f.write(json.dumps(meta, indent=1).encode()))
+        key, identity = _cache_key(model, input_ids, sentences_hash)
+        cache_dir = Path(cache_dir).expanduser().resolve()
+        npz, sidecar = cache_dir / f"cls-{key[:20]}.npz", cache_dir / f"cls-{key[:20]}.json"
+        cached = _read_cache(npz, sidecar, key, shape)
+        if cached is not None:
+            return ClsStates(states=cached.astype(np.float64), model_name=model_name, key=key,
+                             sentences_sha256=sentences_hash, from_cache=True,
+                             seconds=time.perf_counter() - start)
+    states = _run_batches(model, tokenizer, sentences, input_ids, shape, batch_size, bar_factory, model_name)
+    seconds = time.perf_counter() - start
+    if cache_dir is not None:
+        _write_cache(npz, sidecar, states, {"key": key, "identity": identity, "model_name": model_name,
+                                            "shape": list(shape), "dtype": "float32",
+                                            "n_sentences": len(sentences), "seconds": seconds})
     return ClsStates(states=states.astype(np.float64), model_name=model_name, key=key or "",
                      sentences_sha256=sentences_hash, from_cache=False, seconds=seconds)
 

@@ -39,6 +39,8 @@ class GradientMoments:
 
     ``grad_k``, ``grad_v``: P_k G_k and P_v G_v (4,); ``s_kk``, ``s_vv``, ``s_kv``: the second
     moments of the module docstring; ``risk``: E r^2 (the population risk, a check);
+    ``frame_second``: E[y y^T] (8, 8) for y = the in-frame parts of (P_k h_k, P_v h_v) (the traces
+    of its blocks are the in-frame parts of s_kk, s_vv, s_kv);
     ``abserr``: the largest change of any of these when the quadrature's step is halved
     (the trapezoid rule converges faster than any power of the step: docs/math/highdim.md#quadrature)."""
 
@@ -49,13 +51,14 @@ class GradientMoments:
     s_kv: float
     risk: float
     abserr: float
+    frame_second: np.ndarray | None = None
 
     def as_vector(self) -> np.ndarray:
         return np.concatenate([self.grad_k, self.grad_v, [self.s_kk, self.s_vv, self.s_kv, self.risk]])
 
 
-def _dot(x, y):
-    return float(np.dot(x, y)) if np.ndim(x) else x * y
+def _outer(x, y):
+    return np.outer(x, y) if np.ndim(x) else x * y
 
 
 def _combine(inf, noise, L, eps2, trace):
@@ -76,26 +79,29 @@ def _combine(inf, noise, L, eps2, trace):
     singles = [("I", 1.0)] + ([("N", float(n))] if n else [])
     pairs = [(("I", "N"), n), (("N", "I"), n), (("N", "N"), n * (n - 1))]
     grad = {x: np.zeros(4) for x in "ab"}
-    second = {key: 0.0 for key in ("aa", "bb", "ab")}
+    second = {key: np.zeros((4, 4)) for key in ("aa", "bb", "ab")}
+    trace_part = {key: 0.0 for key in ("aa", "bb", "ab")}
     for key_l, mult in singles:
         t, (m1, m2) = tok[key_l], rest(key_l)
         for x in "ab":
             grad[x] += 2.0 * mult * (t[x][1] + t[x][0] * m1)
         for key, tr in (("aa", "ww"), ("bb", "uu"), ("ab", "wu")):
             inner, diag = t[key], t[tr]
-            second[key] += 4.0 * mult * (inner[2] + 2.0 * inner[1] * m1 + inner[0] * m2
-                                         + trace * t["s2"] * (diag[2] + 2.0 * diag[1] * m1 + diag[0] * m2))
+            second[key] += 4.0 * mult * (inner[2] + 2.0 * inner[1] * m1 + inner[0] * m2)
+            trace_part[key] += 4.0 * mult * trace * t["s2"] * (diag[2] + 2.0 * diag[1] * m1 + diag[0] * m2)
     for (key_l, key_m), mult in pairs:
         if mult == 0:
             continue
         n1, n2 = rest(key_l, key_m)
         for key in ("aa", "bb", "ab"):
             x, y = tok[key_l][key[0]], tok[key_m][key[1]]
-            second[key] += 4.0 * mult * (_dot(x[2], y[0]) + _dot(x[0], y[2]) + _dot(x[0], y[0]) * n2
-                                         + 2.0 * _dot(x[1], y[1])
-                                         + 2.0 * n1 * (_dot(x[1], y[0]) + _dot(x[0], y[1])))
+            second[key] += 4.0 * mult * (_outer(x[2], y[0]) + _outer(x[0], y[2]) + _outer(x[0], y[0]) * n2
+                                         + 2.0 * _outer(x[1], y[1])
+                                         + 2.0 * n1 * (_outer(x[1], y[0]) + _outer(x[0], y[1])))
     risk = total_var + total_mu ** 2
-    return grad["a"], grad["b"], second["aa"], second["bb"], second["ab"], risk
+    frame = np.block([[second["aa"], second["ab"]], [second["ab"].T, second["bb"]]])
+    s_kk, s_vv, s_kv = (float(np.trace(second[key])) + trace_part[key] for key in ("aa", "bb", "ab"))
+    return grad["a"], grad["b"], s_kk, s_vv, s_kv, risk, frame
 
 
 def _moments(d, L, gamma, eps, lam, overlaps, step):
@@ -116,7 +122,7 @@ def gradient_moments(d, L, gamma, eps, lam, overlaps, *, step: float = 0.2,
         raise ValueError(f"d={d!r} is not allowed: the gradient moments need d >= 4")
     fine = _moments(float(d), int(L), float(gamma), float(eps), float(lam), overlaps, step)
     if not check:
-        return GradientMoments(*fine, abserr=float("nan"))
+        return GradientMoments(*fine[:6], abserr=float("nan"), frame_second=fine[6])
     coarse = _moments(float(d), int(L), float(gamma), float(eps), float(lam), overlaps, 0.5 * step)
     err = max(float(np.max(np.abs(np.atleast_1d(f) - np.atleast_1d(c)))) for f, c in zip(fine, coarse))
-    return GradientMoments(*fine, abserr=err)
+    return GradientMoments(*fine[:6], abserr=err, frame_second=fine[6])

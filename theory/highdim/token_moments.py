@@ -59,7 +59,7 @@ def _basis(k):
 
 def token_moments(k, v, lam, *, mean, sd, informative, step=0.2):
     """Moments E[A^j F], j = 0, 1, 2, of one token's features (module docstring), as a dict:
-    "A": [1, E A, E A^2]; "a", "b": three (4,) vectors; "aa", "bb", "ab": E[A^j <a, a>] etc.;
+    "A": [1, E A, E A^2]; "a", "b": three (4,) vectors; "aa", "bb", "ab": E[A^j a a^T] etc. (4, 4);
     "ww", "uu", "wu": E[A^j w^2], E[A^j u^2], E[A^j w u]; "s2": sd^2."""
     # the gates vary on the scale 1/(lambda sd) of z1: the step is taken in that unit
     Z, W = _grid(step / max(1.0, lam * sd))
@@ -77,7 +77,8 @@ def token_moments(k, v, lam, *, mean, sd, informative, step=0.2):
     out = {"A": [float(np.sum(P)) for P in powers], "s2": sd * sd}
     for name, vec in (("a", a), ("b", b)):
         out[name] = [np.einsum("n,ni->i", P, vec) for P in powers]
-    for name, val in (("aa", np.einsum("ni,ni->n", a, a)), ("bb", np.einsum("ni,ni->n", b, b)),
-                      ("ab", np.einsum("ni,ni->n", a, b)), ("ww", w * w), ("uu", u * u), ("wu", w * u)):
+    for name, (x, y) in (("aa", (a, a)), ("bb", (b, b)), ("ab", (a, b))):
+        out[name] = [np.einsum("n,ni,nj->ij", P, x, y) for P in powers]
+    for name, val in (("ww", w * w), ("uu", u * u), ("wu", w * u)):
         out[name] = [float(np.einsum("n,n->", P, val)) for P in powers]
     return out

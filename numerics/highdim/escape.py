@@ -1,0 +1,98 @@
+"""The time to leave the saddle (0, 0) and align, from the linearisation and the initial law
+(docs/math/highdim.md#escape-from-the-saddle).
+
+Near the saddle on M the effective ODE is linear, dx/dtau = J x with J = [[-p - alpha N_k/2, q],
+[q, -alpha N_v/2]] (the population flow's Jacobian, docs/math/dynamics.md#fixed-points-and-their-types,
+plus the correction alpha D, which is linear in x: E[N_k], E[N_v] at the saddle). J is symmetric;
+along its unstable unit eigenvector r (rate mu > 0) the coordinate xi = <r, x> of online SGD is
+d xi = mu xi dtau + sqrt(alpha Q / B) dW with Q = r^T C r (C: ``increment_covariance`` at the
+saddle), so xi(tau) ~ e^{mu tau} (xi_0 + N(0, alpha Q / (2 B mu))) once mu tau >> 1. The initial
+law on M gives xi_0 ~ N(0, 1/d) (kappa_0, nu_0 have variance 1/d; docs/math/initial-law.md#uniform-on-m),
+so |xi| is half-normal with sigma^2 = 1/d + alpha Q / (2 B mu) (PGD: alpha Q = 0). A run with |xi|
+leaves along r and aligns (min(|kappa|, |nu|) >= 1 - delta) at
+
+    tau = tau_after(eps) + log(eps / |xi|) / mu,
+
+tau_after(eps) the effective ODE's alignment time from eps r (eps small, inside the linear zone).
+Quantiles of |xi| give quantiles of the alignment time; with sigma^2 ~ 1/d the median grows like
+log(d) / (2 mu) at fixed p, q, mu.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from scipy.stats import halfnorm
+
+from theory.highdim import gradient_moments
+from theory.parameters import OVERLAP_NAMES, Overlaps
+
+from ..dynamics.flow import overlap_flow
+from ..dynamics.ode import OdeOptions
+
+from .effective_flow import check_highdim_settings, effective_flow
+from .fluctuations import increment_covariance, population_velocity
+
+__all__ = ["EscapePrediction", "escape_prediction"]
+
+_EPS_START = 1e-3
+
+
+@dataclasses.dataclass(frozen=True)
+class EscapePrediction:
+    """``rate`` mu, ``direction`` r (kappa, nu), ``sigma`` of xi, ``tau_after`` from eps r, and the
+    predicted alignment flow time at the ``quantiles`` of the runs (``times``)."""
+
+    rate: float
+    direction: np.ndarray
+    sigma: float
+    tau_after: float
+    quantiles: np.ndarray
+    times: np.ndarray
+
+
+def _jacobian_on_m(d, L, gamma, lam, h=1e-6):
+    x0 = np.zeros(5)
+    pts = np.array([x0 + h * e for e in np.eye(5)[:2]] + [x0 - h * e for e in np.eye(5)[:2]])
+    F = population_velocity(d, L, gamma, lam, pts)
+    return np.array([(F[0, :2] - F[2, :2]) / (2 * h), (F[1, :2] - F[3, :2]) / (2 * h)]).T
+
+
+def escape_prediction(problem, *, c=None, batch_size=1, delta=0.05, quantiles=(0.25, 0.5, 0.75),
+                      t_max=500.0) -> EscapePrediction:
+    """The prediction of the module docstring at constant ``problem.lam``; ``c`` None: the
+    population flow (PGD at small step, no noise), else online SGD at alpha = c/d, batch B."""
+    d, L, gamma, eps = int(problem.d), int(problem.L), float(problem.gamma), float(problem.eps)
+    lam = float(problem.lam)
+    J = _jacobian_on_m(d, L, gamma, lam)
+    alpha, noise = 0.0, 0.0
+    if c is not None:
+        d, L, gamma, eps, alpha = check_highdim_settings(problem, c, batch_size)
+        m = gradient_moments(d, L, gamma, eps, lam, (0.0,) * 5, check=False)
+        gk, gv = m.grad_k, m.grad_v
+        n_k = gk @ gk + (m.s_kk - gk @ gk) / batch_size
+        n_v = gv @ gv + (m.s_vv - gv @ gv) / batch_size
+        J = J - 0.5 * alpha * np.diag([n_k, n_v])
+    w, U = np.linalg.eigh(0.5 * (J + J.T))
+    mu, r = float(w[-1]), U[:, -1] * np.sign(U[0, -1] + U[1, -1])
+    if c is not None:
+        C = increment_covariance(m, (0.0,) * 5)[:2, :2]
+        noise = alpha * float(r @ C @ r) / (2.0 * batch_size * mu)
+    sigma = float(np.sqrt(1.0 / d + noise))
+    start = (_EPS_START * r[0], _EPS_START * r[1], 0.0, 0.0, 0.0)
+    if c is None:
+        flow = overlap_flow(problem, Overlaps(**dict(zip(OVERLAP_NAMES, start))), t_end=t_max,
+                            ode=OdeOptions(rtol=1e-8, atol=1e-11))
+    else:
+        flow = effective_flow(problem, start, c=c, batch_size=batch_size, t_end=t_max)
+    grid = np.linspace(0.0, t_max, 20_001)
+    y = flow.sol(grid)
+    ok = np.minimum(np.abs(y[0]), np.abs(y[1])) >= 1.0 - delta
+    if not ok.any():
+        raise RuntimeError(f"the effective ODE from eps r does not align by t_max={t_max}")
+    tau_after = float(grid[np.argmax(ok)])
+    q = np.asarray(quantiles, dtype=float)
+    xi = sigma * halfnorm.ppf(q)
+    times = tau_after + np.log(_EPS_START / xi) / mu
+    return EscapePrediction(mu, r, sigma, tau_after, q, times)

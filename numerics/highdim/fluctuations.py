@@ -1,0 +1,120 @@
+"""The effective ODE with the fluctuations of the overlaps: mean and covariance
+(docs/math/highdim.md#fluctuations-of-the-fast-overlap).
+
+The overlaps of online SGD at step alpha = c/d fluctuate by O(sqrt(c/d)) around their mean. Most
+of this is invisible in the mean, but theta = <v, k*> relaxes at a rate ~ d (R has the term
+s^2 theta^2 = d theta^2 / 2) while the informative token's mean s k* gives its noise a variance
+~ c per unit time: s theta keeps fluctuations of order sqrt(c) that do not vanish as d grows, and
+the drift, quadratic in theta with curvature ~ d, turns them into an O(c) change of the mean. The
+linear-noise (second-moment) closure keeps this to leading order: with Sigma the covariance,
+
+    dx/dtau     = F(x) + alpha D(x) + (1/2) sum_ij Sigma_ij d_i d_j F(x),
+    dSigma/dtau = J Sigma + Sigma J^T + (alpha / B) C(x),
+
+J = dF/dx, C the covariance of the per-sample first-order increment (``GradientMoments.frame_second``
+mapped to the overlaps). The curvature term is evaluated with sigma points along the eigenvectors of
+Sigma (exact for a drift cubic in the overlaps, as F is in (theta, eta, rho)); J by central
+differences of the closed-form flow. Sibling without fluctuations: ``effective_flow``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from scipy.integrate import solve_ivp
+
+from theory.checks import check_positive_real
+from theory.highdim import frame_coordinates, gradient_moments, second_order_drift
+from theory.risk import risk_grad_from_arrays
+
+from ..dynamics.ode import OdeOptions
+from ..dynamics.overlap_steps import flow_velocity
+from .effective_flow import check_highdim_settings, lam_of_tau, start_state
+
+__all__ = ["increment_covariance", "population_velocity", "moment_closure_rhs",
+           "MomentClosureTrajectory", "moment_closure_flow"]
+
+_JAC_STEP = 1e-6
+# a quadrature per right-hand side; the covariance entries are ~c/d, so atol well below them
+CLOSURE_ODE = OdeOptions(method="LSODA", rtol=1e-7, atol=1e-10)
+_IU = np.triu_indices(5)
+
+
+def population_velocity(d, L, gamma, lam, X):
+    """F at the rows of X (n, 5) by the closed form (``numerics.flow_velocity``)."""
+    X = np.atleast_2d(X)
+    grads = risk_grad_from_arrays(d, L, gamma, 0.0, lam, *X.T)
+    return np.array(flow_velocity(*X.T, *grads), dtype=float).T
+
+
+def _increment_map(overlaps):
+    """The linear map (5, 8) from y = (P_k h_k, P_v h_v) in the frame to minus the first-order
+    increment of (kappa, nu, theta, eta, rho)."""
+    k, v = frame_coordinates(*overlaps)
+    ell = np.zeros((5, 8))
+    ell[0, 0] = ell[1, 5] = ell[2, 4] = ell[3, 1] = 1.0
+    ell[4, :4], ell[4, 4:] = v, k
+    return ell
+
+
+def increment_covariance(moments, overlaps) -> np.ndarray:
+    """C: the covariance (5, 5) of the per-sample first-order increment / alpha."""
+    mean = np.concatenate([moments.grad_k, moments.grad_v])
+    cov = moments.frame_second - np.outer(mean, mean)
+    ell = _increment_map(overlaps)
+    return ell @ cov @ ell.T
+
+
+def moment_closure_rhs(d, L, gamma, eps, lam, z, *, alpha, batch_size):
+    """d/dtau of z = (x (5), upper triangle of Sigma (15)) (module docstring)."""
+    x = z[:5]
+    Sigma = np.zeros((5, 5))
+    Sigma[_IU] = z[5:]
+    Sigma = Sigma + np.triu(Sigma, 1).T
+    m = gradient_moments(d, L, gamma, eps, lam, tuple(x), check=False)
+    w, U = np.linalg.eigh(Sigma)
+    spread = U * np.sqrt(np.maximum(w, 0.0))          # columns sigma_k u_k
+    h = _JAC_STEP * np.eye(5)
+    points = np.vstack([x, x + spread.T, x - spread.T, x + h, x - h])
+    F = population_velocity(d, L, gamma, lam, points)
+    F0 = F[0]
+    curvature = 0.5 * np.sum(F[1:6] + F[6:11] - 2.0 * F0, axis=0)
+    J = ((F[11:16] - F[16:21]) / (2.0 * _JAC_STEP)).T
+    dx = F0 + alpha * second_order_drift(m, tuple(x), batch_size) + curvature
+    dSigma = J @ Sigma + Sigma @ J.T + (alpha / batch_size) * increment_covariance(m, tuple(x))
+    return np.concatenate([dx, dSigma[_IU]])
+
+
+@dataclasses.dataclass(frozen=True)
+class MomentClosureTrajectory:
+    """``mean`` (5, n_t) and ``cov`` (5, 5, n_t) of the overlaps at times ``t`` (components as
+    ``OVERLAP_NAMES``), with the solver's diagnostics."""
+
+    t: np.ndarray
+    mean: np.ndarray
+    cov: np.ndarray
+    status: int
+    message: str
+    nfev: int
+
+
+def moment_closure_flow(problem, initial, *, c, batch_size, t_end, ode: OdeOptions = CLOSURE_ODE,
+                        t_eval=None) -> MomentClosureTrajectory:
+    """Integrate the mean and covariance equations (module docstring) from a deterministic start
+    (Sigma = 0); arguments and checks as ``effective_flow`` (lambda a number or a callable of tau).
+    Integration failure raises RuntimeError."""
+    d, L, gamma, eps, alpha = check_highdim_settings(problem, c, batch_size)
+    lam_t = lam_of_tau(problem.lam)
+    y0 = np.concatenate([start_state(initial), np.zeros(15)])
+    t_end = check_positive_real("t_end", t_end)
+    sol = solve_ivp(lambda t, z: moment_closure_rhs(d, L, gamma, eps, lam_t(t), z, alpha=alpha,
+                                                    batch_size=batch_size),
+                    (0.0, t_end), y0, **ode.kwargs(), t_eval=t_eval)
+    if sol.status < 0:
+        raise RuntimeError(f"moment-closure integration failed at t={sol.t[-1]:.6g} with "
+                           f"method={ode.method!r}: {sol.message}")
+    cov = np.zeros((5, 5, sol.t.size))
+    cov[_IU] = sol.y[5:]
+    cov = cov + np.triu(np.ones((5, 5)), 1)[:, :, None] * np.swapaxes(cov, 0, 1)
+    return MomentClosureTrajectory(sol.t, sol.y[:5], cov, sol.status, sol.message, sol.nfev)
