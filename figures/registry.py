@@ -37,7 +37,7 @@ from typing import Callable
 
 from .codehash import is_project_module, module_file, code_closure, project_root
 
-__all__ = ["Recipe", "discover_recipes", "public_modules", "select", "unique_names"]
+__all__ = ["Recipe", "discover_recipes", "find_recipe", "public_modules", "select", "unique_names"]
 
 RECIPE_PACKAGE = "figures.recipes"
 
@@ -104,6 +104,19 @@ def discover_recipes() -> list[Recipe]:
     """All recipes of ``figures/recipes/``, sorted by name."""
     recipes = [Recipe.from_module(module) for module in public_modules(RECIPE_PACKAGE)]
     return sorted(unique_names(recipes, "recipe"), key=lambda r: r.name)
+
+
+def find_recipe(name: str) -> Recipe:
+    """The recipe named ``name``: the module ``figures/recipes/<name>.py`` when its NAME is
+    ``name`` (no need to import every recipe), else found by discovery; ValueError if none."""
+    if not name.startswith("_") and module_file(f"{RECIPE_PACKAGE}.{name}", project_root()) is not None:
+        module = importlib.import_module(f"{RECIPE_PACKAGE}.{name}")
+        if getattr(module, "NAME", None) == name:
+            return Recipe.from_module(module)
+    found = [r for r in discover_recipes() if r.name == name]
+    if not found:
+        raise ValueError(f"recipe name={name!r} is not allowed: no such recipe in {RECIPE_PACKAGE}")
+    return found[0]
 
 
 def select(items, only, *, kind: str = "recipe", flag: str = "--only"):

@@ -11,6 +11,7 @@ cannot compute here (and has no cached data) is reported as skipped.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import inspect
@@ -29,7 +30,7 @@ from .metadata import figure_metadata
 from .style import figure_style, mark_quick
 from .table import text_table
 
-__all__ = ["RecipeOutcome", "run_recipes", "outcome_table", "progress_factory"]
+__all__ = ["FigureData", "RecipeOutcome", "entry_lock", "figure_data", "run_recipes", "outcome_table", "progress_factory"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -69,8 +70,32 @@ def cache_entry(recipe, params, quick: bool) -> tuple[str, str]:
     return _stem(recipe.name, quick), cache_key(recipe.name, recipe.source_hash, params, recipe.seed)
 
 
+@contextlib.contextmanager
+def entry_lock(cache: DataCache, stem: str):
+    """Hold an exclusive lock on the cache entry ``stem`` (``flock`` on ``<cache>/.<stem>.lock``):
+    two processes that need the same data (a figure, and a claim that reads it) compute it once;
+    the second waits and then finds the first's entry. No lock where ``fcntl`` does not exist."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: the entry may be computed twice, never corrupted (atomic writes)
+        yield
+        return
+    Path(cache.directory).mkdir(parents=True, exist_ok=True)
+    with open(Path(cache.directory) / f".{stem}.lock", "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
 def _data(recipe, params, *, quick, force, cache: DataCache, progress):
     stem, key = cache_entry(recipe, params, quick)
+    with entry_lock(cache, stem):
+        return _load_or_compute(recipe, params, stem, key, force=force, cache=cache, progress=progress)
+
+
+def _load_or_compute(recipe, params, stem, key, *, force, cache: DataCache, progress):
     lookup = cache.load(stem, key)
     if lookup.status == "hit" and not force:
         return lookup.data, "cached", "", 0.0
@@ -91,6 +116,36 @@ def _data(recipe, params, *, quick, force, cache: DataCache, progress):
     if stored.status != "hit":
         raise RuntimeError(f"cache entry {stem} does not read back after writing: {stored.reason}")
     return stored.data, "computed", reason, seconds
+
+
+@dataclasses.dataclass(frozen=True)
+class FigureData:
+    """A recipe's data as a claim reads it: name, parameters, arrays, and where they came from
+    ('cached', 'computed' and stored, or 'computed in memory'), with the cache key."""
+
+    name: str
+    params: dict
+    data: dict
+    status: str
+    key: str
+
+
+def figure_data(name: str, *, quick: bool, cache_dir=None) -> FigureData:
+    """The data of recipe ``name`` (quick or full sizes): from the cache folder ``cache_dir`` when
+    its entry is valid, else computed (and stored there, under the entry's lock, so a figure and a
+    claim computing it at once compute it once); with ``cache_dir=None``, computed in memory."""
+    from .registry import find_recipe
+
+    recipe = find_recipe(name)
+    params = recipe.params(quick)
+    stem, key = cache_entry(recipe, params, quick)
+    if cache_dir is None:
+        data = recipe.compute(params, np.random.default_rng(np.random.SeedSequence(recipe.seed)),
+                              progress_factory(False))
+        return FigureData(name, params, {k: np.asarray(v) for k, v in data.items()}, "computed in memory", key)
+    data, status, _, _ = _data(recipe, params, quick=quick, force=False, cache=DataCache(Path(cache_dir)),
+                               progress=progress_factory(False))
+    return FigureData(name, params, data, status, key)
 
 
 def _save(fig, paths: OutputPaths, name: str, metadata: dict):

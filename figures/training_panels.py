@@ -100,7 +100,9 @@ def compute_training_panels(p: dict, rng: np.random.Generator, progress) -> dict
            "fixed_kind": np.array([f.kind for f in fixed]),
            "aligned": summary.aligned, "first_aligned_step": summary.first_aligned_step,
            "final_excess_risk": summary.final_excess_risk,
-           "oracle_final_excess_risk": np.array(summary.oracle_excess_risk)}
+           "oracle_final_excess_risk": np.array(summary.oracle_excess_risk),
+           # every run's start and last logged state (signed; the claim theorem5-convergence resumes from it)
+           "initial_overlaps": np.array(result.initial.as_tuple()), "final_overlaps": np.array(log.state_at(-1))}
     if config.init == "manifold":
         sep = separatrix(problem)
         out["separatrix_kappa"], out["separatrix_nu"] = sep.kappa, sep.nu

@@ -62,7 +62,8 @@ def run_item(item, options: RunOptions):
 
         bars = progress_module.bar if options.show_progress else progress_factory(False)
         return run_recipe(item, paths=options.paths, quick=options.quick, force=options.force, progress=bars)
-    return item(quick=options.quick, seed=options.seed)
+    return item(quick=options.quick, seed=options.seed,
+                cache=options.paths.cache if options.paths is not None else None)
 
 
 def run_named(task):

@@ -62,6 +62,91 @@ def test_verify_unwritable_out_fails_before_running_claims(tmp_path, capsys, mon
     assert "writable folder" in _usage_error(["verify", "--out", str(blocker)], capsys)
 
 
+def _main_captured(argv):
+    """(exit status, stderr) of ``main(argv)``."""
+    import contextlib
+    import io
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        try:
+            code = main(argv)
+        except SystemExit as exc:
+            code = exc.code
+    return code, err.getvalue()
+
+
+def _main_unprivileged(argv):
+    """``_main_captured(argv)`` run by a user without root's override of file permissions: as
+    root (CAP_DAC_OVERRIDE writes anywhere) in a forked child that drops to nobody (uid/gid
+    65534), so a folder's mode bits really deny the write; otherwise in this process. The child
+    inherits the modules already imported (the interpreter's own files may be unreadable to
+    nobody: run the same code path once before) and the test's monkeypatches."""
+    if os.geteuid() != 0:
+        return _main_captured(argv)
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:                                   # child: never returns into pytest
+        status = 1
+        try:
+            os.close(read_end)
+            os.setgroups([])
+            os.setgid(65534)
+            os.setuid(65534)
+            os.write(write_end, json.dumps(_main_captured(argv)).encode())
+            status = 0
+        except BaseException:
+            import traceback
+            traceback.print_exc()
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        out = pipe.read()
+    assert os.waitpid(pid, 0)[1] == 0 and out, "the unprivileged child failed (traceback above)"
+    return tuple(json.loads(out))
+
+
+@pytest.mark.parametrize("command, flag", [("figures", "--out"), ("figures", "--cache"),
+                                           ("verify", "--out")])
+@pytest.mark.parametrize("below", [False, True], ids=["locked", "below_locked"])
+def test_permission_denied_output_folder_is_found_before_any_work(command, flag, below,
+                                                                  monkeypatch):
+    """A folder whose mode bits deny writing (0o555), or a new folder below it, given as --out or
+    --cache: a usage error naming the flag, the folder and the OS's reason, before any work."""
+    import shutil
+    import tempfile
+
+    import figures.registry as registry
+    import figures.verify as verify
+
+    monkeypatch.setattr(registry, "discover_recipes", lambda: pytest.fail("work started"))
+    monkeypatch.setattr(verify, "discover_claims", lambda: pytest.fail("work started"))
+    base = tempfile.mkdtemp(prefix="slr-perm-")    # /tmp: reachable by nobody (tmp_path is 0o700)
+    locked = os.path.join(base, "locked")
+    try:
+        os.chmod(base, 0o755)
+        free, blocker = os.path.join(base, "free"), os.path.join(base, "a_file")
+        os.mkdir(locked, 0o555)
+        os.mkdir(free)
+        os.chmod(free, 0o777)
+        with open(blocker, "w") as f:
+            f.write("x")
+
+        def argv(target):
+            return [command, flag, target] + (["--out", free] if flag == "--cache" else [])
+        # The same path once with a file in the way (loads every module the check needs).
+        assert _main_captured(argv(blocker))[0] == 2
+        target = os.path.join(locked, "sub") if below else locked
+        code, err = _main_unprivileged(argv(target))
+    finally:
+        os.chmod(locked, 0o755)
+        shutil.rmtree(base)
+    assert code == 2, err
+    assert f"{flag} {target} is not allowed" in err and "writable folder" in err, err
+    assert "Permission denied" in err, err
+
+
 def test_jobs_is_capped_at_the_cores_available(tmp_path, capsys, monkeypatch):
     import figures.cli as cli
     import figures.verify as verify

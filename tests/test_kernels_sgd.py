@@ -66,3 +66,24 @@ def test_bad_engine():
     with pytest.raises(ValueError, match="engine='c'"):
         online_sgd_reduced(problem, start, alpha=1e-3, n_steps=1, batch_size=1,
                            rng=np.random.default_rng(0), engine="c")
+
+
+@pytest.mark.parametrize("sigma", ["softmax", "erf"])
+def test_nonlinearity_members_on_the_kernel(sigma):
+    """The kernel's erf and softmax members against ``numerics.nonlinearity``'s NumPy coefficients
+    (``ReducedCoefficients``, the reference route), same random numbers: the same 4 B L n eps bound
+    (softmax: the weights' normalising sum and T are sums over the L tokens, like erf's; each
+    weight is one exp and one division). The paper's SGD setting, 10 runs, 2,000 steps, and d = 4
+    (no orthogonal part)."""
+    from numerics.nonlinearity.sgd import online_sgd_reduced_sigma
+
+    for d, steps in ((80, 2000), (4, 500)):
+        problem = ScheduledProblem(d=d, L=10, gamma=np.sqrt(0.5), eps=0.1, lam=PaperSchedule(lam0=2.0))
+        start = sample_initial_overlaps(d, 10, np.random.default_rng(3))
+        runs = [online_sgd_reduced_sigma(problem, start, sigma, alpha=1e-3, n_steps=steps, batch_size=5,
+                                         rng=np.random.default_rng(5), log_every=100, engine=e)
+                for e in ("numpy", "kernel")]
+        tol = 4 * 5 * 10 * steps * EPS
+        diffs = {name: np.max(np.abs(getattr(runs[0], name) - getattr(runs[1], name))) for name in OVERLAP_NAMES}
+        assert max(diffs.values()) > 0  # the compiled route ran (it sums in another order)
+        assert max(diffs.values()) <= tol, (diffs, tol)

@@ -2,7 +2,7 @@
 
 Only files of the kinds the toolkit writes are removed (figure PNG/PDF, cache ``.npz`` and JSON
 sidecars, recipes' own cache folders ``<name>-extra``, the verification report, leftover
-temporary files of interrupted writes), in the full and the quick outputs; folders are removed
+temporary files of interrupted writes, the cache entries' lock files), in the full and the quick outputs; folders are removed
 only once empty. So ``--out`` pointing at a folder with other files in it loses none of them.
 """
 
@@ -29,7 +29,7 @@ def generated_files(paths, *, keep_cache: bool = False) -> list[Path]:
         found += [p for p in (out.verification_md, out.verification_json) if p.is_file()]
         found += _matches(out.out, (".*.tmp",))
     if not keep_cache:
-        found += _matches(paths.cache, ("*.npz", "*.json", ".*.tmp"))
+        found += _matches(paths.cache, ("*.npz", "*.json", ".*.tmp", ".*.lock"))
         found += [p for p in _matches(paths.cache, ("*-extra",)) if p.is_dir()]
     return found
 

@@ -3,8 +3,8 @@
 A figure's state is its cache entry's (``figures.runner.cache_entry``, ``figures.cache``):
 'cached' (valid entry: only redrawn), or 'compute' with the reason (no entry, stale: the recipe
 or its parameters changed, corrupt, forced); a recipe that cannot compute here and has no data is
-'skip'. Claims keep no cache: they always run; ``slr list`` shows the verdict of the last report
-in the output folder, if any.
+'skip'. Claims keep no cache: they always run (a claim that reads a figure's data says so); ``slr
+list`` shows the verdict of the last report in the output folder, if any.
 """
 
 from __future__ import annotations
@@ -58,7 +58,8 @@ def claim_states(claims, paths) -> list[ItemState]:
                 for c in report["claims"]}
     except (OSError, ValueError, KeyError, TypeError):
         pass
-    return [ItemState("claim", c.claim_id, "run", last.get(c.claim_id, "no report yet"), c.statement)
+    return [ItemState("claim", c.claim_id, "run", last.get(c.claim_id, "no report yet")
+                      + (f"; reads the data of figure {c.figure}" if c.figure else ""), c.statement)
             for c in claims]
 
 

@@ -71,23 +71,31 @@ def merged_estimate(a, b):
     return type(a)(mean=mean, stderr=math.sqrt(ss / (n - 1) / n), n=n)
 
 
-def sized_estimate(run, exact: float, rng, *, alpha: float, m: int, power: float, detect: float):
-    """A Monte-Carlo estimate whose size meets ``z_test_check``'s power requirement, and not more:
-    (z_crit + z_power) sd / sqrt(n) <= detect |exact|, z_crit = z_{alpha/(2m)} (Bonferroni).
+def sized_estimates(run, exacts, rng, *, alpha: float, m: int, power: float, detect: float) -> list:
+    """Monte-Carlo estimates whose size meets ``z_test_check``'s power requirement, and not more:
+    (z_crit + z_power) sd_i / sqrt(n) <= detect |exact_i| for every i, z_crit = z_{alpha/(2m)}
+    (Bonferroni over the claim's m points).
 
-    ``run(n, rng)`` returns an Estimate (mean, stderr, n) of n fresh samples. An internal pilot of
-    PILOT_N samples estimates sd; the estimate is topped up with fresh samples until the size
-    computed from the pooled sd (raised by 3 of its standard errors under normality,
-    sd / sqrt(2 (n - 1)), against underestimation) is reached, at most 6 rounds. The pilot is
-    part of the final estimate: the stopping rule looks only at the spread, not at the mean
-    (an internal pilot, Wittes and Brittain 1990), so the z-test keeps its level. Returns the
-    estimate; if it still falls short, ``z_test_check`` reports it as UNDERPOWERED (a failure)."""
+    ``run(n, rng)`` returns a list of Estimates (mean, stderr, n), one per ``exacts`` entry, from
+    the same n fresh samples. An internal pilot of PILOT_N samples estimates each sd; the estimates
+    are topped up with fresh samples until the size computed from the pooled sds (each raised by 3
+    of its standard errors under normality, sd / sqrt(2 (n - 1)), against underestimation) is
+    reached by all, at most 6 rounds. The pilot is part of the final estimates: the stopping rule
+    looks only at the spread, not at the means (an internal pilot, Wittes and Brittain 1990), so the
+    z-test keeps its level. If they still fall short, ``z_test_check`` reports UNDERPOWERED."""
     z = bonferroni_z(alpha, m) + power_z(power)
-    est = run(PILOT_N, rng.spawn(1)[0])
+    ests = list(run(PILOT_N, rng.spawn(1)[0]))
     for _ in range(_MAX_ROUNDS):
-        sd = est.stderr * math.sqrt(est.n) * (1.0 + 3.0 / math.sqrt(2.0 * (est.n - 1)))
-        need = math.ceil((z * sd / (detect * abs(exact))) ** 2)
-        if need <= est.n:
+        n = ests[0].n
+        sds = [e.stderr * math.sqrt(n) * (1.0 + 3.0 / math.sqrt(2.0 * (n - 1))) for e in ests]
+        need = max(math.ceil((z * sd / (detect * abs(x))) ** 2) for sd, x in zip(sds, exacts))
+        if need <= n:
             break
-        est = merged_estimate(est, run(need - est.n, rng.spawn(1)[0]))
-    return est
+        ests = [merged_estimate(a, b) for a, b in zip(ests, run(need - n, rng.spawn(1)[0]))]
+    return ests
+
+
+def sized_estimate(run, exact: float, rng, *, alpha: float, m: int, power: float, detect: float):
+    """``sized_estimates`` for one estimate: ``run(n, rng)`` returns an Estimate of n fresh samples."""
+    return sized_estimates(lambda n, r: [run(n, r)], [exact], rng, alpha=alpha, m=m, power=power,
+                           detect=detect)[0]

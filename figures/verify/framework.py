@@ -6,6 +6,15 @@ into a ``Claim`` whose call returns a ``ClaimResult`` (the row of the verificati
 Claims are found by scanning that package (no global registry to mutate), so adding one is
 adding a decorated function there.
 
+A claim about an experiment that a figure computes reads that figure's data instead of computing
+it again: ``@claim(id, statement, figure="recipe_name")`` declares the dependency (once), and the
+check is then ``check(quick, rng, figure) -> Check`` with ``figure`` a ``FigureData`` (the recipe's
+parameters and arrays, ``figures.runner.figure_data``): taken from the cache entry of the run's
+output folder when it is valid (its key covers the recipe's code, parameters, seed and package
+versions, ``figures.cache``), else computed and stored there; computed in memory when the claim
+is called without a cache folder. Its randomness is then the figure's (the recipe's seed), not
+the claim's ``rng``.
+
 A claim needing a module that does not exist yet calls ``require("package.module")``, which
 raises ``MissingPrerequisite``: the claim is reported as 'skipped' with the reason, never as
 passed. Any other exception is reported as 'error' and counts as a failure.
@@ -102,22 +111,35 @@ def claim_seed_sequence(claim_id: str, seed: int) -> np.random.SeedSequence:
 
 @dataclasses.dataclass(frozen=True)
 class Claim:
-    """A registered claim; ``claim(quick, seed)`` runs it and returns a ``ClaimResult``."""
+    """A registered claim; ``claim(quick, seed, cache)`` runs it and returns a ``ClaimResult``.
+    ``figure``: the recipe whose data the check reads (see the module docstring), or None."""
 
     claim_id: str
     statement: str
     check: object
+    figure: str | None = None
 
     @property
     def name(self) -> str:
         return self.claim_id
 
-    def __call__(self, quick: bool = False, seed: int = 0) -> ClaimResult:
+    def _run_check(self, quick: bool, rng, cache):
+        if self.figure is None:
+            return _checked(self.check(quick, rng)), {}
+        from ..runner import figure_data
+
+        figure = figure_data(self.figure, quick=quick, cache_dir=cache)
+        check = _checked(self.check(quick, rng, figure))
+        return check, {"figure_data": {"recipe": figure.name, "status": figure.status, "key": figure.key}}
+
+    def __call__(self, quick: bool = False, seed: int = 0, cache=None) -> ClaimResult:
+        """``cache``: the folder of figure data (``OutputPaths.cache``) a claim with a ``figure``
+        reads and fills; None: that figure's data is computed in memory."""
         rng = np.random.default_rng(claim_seed_sequence(self.claim_id, seed))
         start = time.perf_counter()
         row = dict(claim_id=self.claim_id, statement=self.statement)
         try:
-            check = _checked(self.check(quick, rng))
+            check, provenance = self._run_check(quick, rng, cache)
         except MissingPrerequisite as exc:
             return ClaimResult(**row, method="-", measured=float("nan"), measured_text=str(exc),
                                tolerance=float("nan"), derivation="-", status="skipped",
@@ -132,7 +154,7 @@ class Claim:
         return ClaimResult(**row, method=check.method, measured=float(check.measured),
                            measured_text=check.measured_text, tolerance=float(check.tolerance),
                            derivation=check.derivation, status="pass" if check.passed else "fail",
-                           seconds=time.perf_counter() - start, details=check.details)
+                           seconds=time.perf_counter() - start, details={**check.details, **provenance})
 
 
 class InvalidCheck(Exception):
@@ -156,10 +178,11 @@ def _checked(check) -> Check:
     return check
 
 
-def claim(claim_id: str, statement: str):
-    """Decorator: ``@claim("theorem1-quadrature", "Theorem 1: ...")`` on ``check(quick, rng) -> Check``."""
+def claim(claim_id: str, statement: str, *, figure: str | None = None):
+    """Decorator: ``@claim("theorem1-quadrature", "Theorem 1: ...")`` on ``check(quick, rng) -> Check``;
+    with ``figure="recipe_name"`` on ``check(quick, rng, figure: FigureData) -> Check``."""
     def wrap(check) -> Claim:
-        return Claim(claim_id, statement, check)
+        return Claim(claim_id, statement, check, figure)
 
     return wrap
 

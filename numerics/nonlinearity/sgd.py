@@ -23,10 +23,13 @@ __all__ = ["ReducedCoefficients", "MinibatchLossGrad", "online_sgd_reduced_sigma
 class ReducedCoefficients:
     """(PQ, CE) of the reduced simulator for a member: PQ = (p, q) and CE = (c, e), (R, 2, B L),
     from the in-frame tokens x (R, 4, B L) and the targets y (R, B). A class (not a closure) so that
-    it pickles for the process executors."""
+    it pickles for the process executors. ``kernel_member``: the member's name if the compiled
+    reduced-SGD kernel computes it (erf and softmax, ``numerics.kernels.sgd_step``), else None; with it
+    ``online_sgd_reduced`` runs the kernel (engine "kernel"), this class being the reference route."""
 
     def __init__(self, sigma):
         self.member = nonlinearity(sigma)
+        self.kernel_member = self.member.name if self.member.name in ("erf", "softmax") else None
 
     def __call__(self, KV, x, y, lam, two_over_b, B):
         R = x.shape[0]

@@ -154,16 +154,16 @@ def _advance_numpy(KV, draws, lam, alpha, B, L, scale2, snap_at, work, coefficie
     return KV, snaps
 
 
-def _advance_kernel(KV, draws, lam, alpha, B, L, scale2, snap_at, work):
-    """``_advance_numpy`` by the compiled kernel ``numerics.kernels.sgd_reduced_kernel``."""
-    from ..kernels.sgd_step import sgd_reduced_kernel
+def _advance_kernel(KV, draws, lam, alpha, B, L, scale2, snap_at, work, member="erf"):
+    """``_advance_numpy`` by the compiled kernel ``numerics.kernels.sgd_reduced_kernel`` (member "erf" or "softmax")."""
+    from ..kernels.sgd_step import ERF, SOFTMAX, sgd_reduced_kernel
 
     KV = np.ascontiguousarray(KV)
     rows = np.full(len(lam), -1, dtype=np.int64)
     rows[snap_at] = np.arange(len(snap_at))
     snaps = np.empty((len(snap_at),) + KV.shape)
     sgd_reduced_kernel(KV, *draws, np.ascontiguousarray(lam), float(alpha), 2.0 / B, L, scale2,
-                       rows, snaps)
+                       rows, snaps, {"erf": ERF, "softmax": SOFTMAX}[member])
     return KV, list(snaps)
 
 
@@ -181,10 +181,12 @@ def _check_reduced(problem, alpha, n_steps, batch_size, log_every, test_size, en
 
 
 def _route(engine, coefficients):
-    """The steps of a chunk: compiled kernel or NumPy route (always NumPy for ``coefficients``)."""
-    if coefficients is not None:
-        return functools.partial(_advance_numpy, coefficients=coefficients)
-    return _advance_kernel if engine == "kernel" else _advance_numpy
+    """The steps of a chunk: kernel or NumPy route (``coefficients``: NumPy unless the kernel has their member)."""
+    if coefficients is None:
+        return _advance_kernel if engine == "kernel" else _advance_numpy
+    member = getattr(coefficients, "kernel_member", None) if engine == "kernel" else None
+    return (functools.partial(_advance_kernel, member=member) if member
+            else functools.partial(_advance_numpy, coefficients=coefficients))
 
 
 def online_sgd_reduced(problem, overlaps: Overlaps, *, alpha: float, n_steps: int,
@@ -204,10 +206,9 @@ def online_sgd_reduced(problem, overlaps: Overlaps, *, alpha: float, n_steps: in
     simulator's fixed test set also correlates the steps, which this does not reproduce. Requires d
     >= 4; no d-dimensional array is ever formed. ``progress``: a tqdm bar (per block of pre-drawn
     steps). ``engine``: "kernel" (compiled, ``numerics.kernels``, the default) or "numpy" (the
-    reference route): the same random numbers, the same trajectories to round-off. ``coefficients``:
-    another predictor's (PQ, CE) map with the signature of ``_coefficients``
-    (``numerics.nonlinearity.sgd``; the derivation holds for any predictor of (<X_l, k>, <X_l, v>)),
-    run on the numpy route; test_size must then be 0.
+    reference route): the same random numbers, the same trajectories to round-off. ``coefficients``: another
+    predictor's (PQ, CE) map (signature of ``_coefficients``; ``numerics.nonlinearity.sgd``; exact for any
+    predictor of (<X_l, k>, <X_l, v>)), on the kernel if it has their member (``_route``), else NumPy; test_size 0.
     """
     d, L, gamma, eps = _check_reduced(problem, alpha, n_steps, batch_size, log_every, test_size,
                                       engine, coefficients)

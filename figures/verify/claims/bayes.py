@@ -16,7 +16,7 @@ import numpy as np
 from numerics.montecarlo.statistics import bonferroni_z, power_z
 
 from ..framework import Check, claim
-from ..checks import EPS
+from ..checks import EPS, PILOT_N, sized_estimate
 
 ORDER = 45
 
@@ -27,7 +27,6 @@ _MC_POINTS = {
     False: [(2, 2, _G_HALF), (3, 3, 0.5), (5, 10, _G_HALF), (10, 10, _G_HALF), (4, 4, 1.0),
             (6, 3, 1.5), (2, 5, 2.0), (12, 5, 0.8), (20, 10, _G_HALF)],
 }
-_MC_N = {True: 60_000, False: 500_000}
 _ALPHA, _POWER, _DETECT = 1e-3, 0.9, 0.05
 # (d, L, gamma) for the ordering: d from 2 (large excess) to 400 (Bayes excess ~ 1e-30).
 _ORDER_POINTS = [(2, 10, _G_HALF), (10, 10, _G_HALF), (40, 5, 1.0), (400, 10, _G_HALF), (30, 3, 1.5)]
@@ -41,16 +40,18 @@ def quadrature_matches_monte_carlo(quick: bool, rng) -> Check:
     from theory.bayes import bayes_risk_quad
     from theory.parameters import Task
 
-    points, n = _MC_POINTS[quick], _MC_N[quick]
+    points = _MC_POINTS[quick]
     m = len(points)
     z_crit = bonferroni_z(_ALPHA, m)
     z_power = power_z(_POWER)
-    z_scores, detectable, abserr = [], [], []
+    z_scores, detectable, abserr, sizes = [], [], [], []
     for (d, L, gamma), child in zip(points, rng.spawn(m)):
         # eps = 0: eps^2 adds exactly to both routes, and the power target is relative to the excess.
         problem = Task(d=d, L=L, gamma=gamma, eps=0.0)
         q = bayes_risk_quad(problem)
-        est = bayes_risk_mc(problem, n, child)
+        est = sized_estimate(lambda n, r, problem=problem: bayes_risk_mc(problem, n, r), q.value, child,
+                             alpha=_ALPHA, m=m, power=_POWER, detect=_DETECT)
+        sizes.append(est.n)
         # The quadrature's own error bound is granted in full before the z-score is formed.
         z_scores.append(max(abs(est.mean - q.value) - q.abserr, 0.0) / est.stderr)
         detectable.append((z_crit + z_power) * est.stderr / q.value)
@@ -58,8 +59,9 @@ def quadrature_matches_monte_carlo(quick: bool, rng) -> Check:
     worst = float(max(z_scores))
     underpowered = max(detectable) > _DETECT
     return Check(
-        method=f"z-test: theory.bayes.bayes_risk_quad vs numerics.montecarlo.bayes_risk.bayes_risk_mc (n = {n}) at "
-               f"{m} points (d, L, gamma) with d <= 20, eps = 0",
+        method=f"z-test: theory.bayes.bayes_risk_quad vs numerics.montecarlo.bayes_risk.bayes_risk_mc (n = "
+               f"{min(sizes):,} to {max(sizes):,}, sized for the power target: internal pilot of {PILOT_N:,}, then "
+               f"top-ups) at {m} points (d, L, gamma) with d <= 20, eps = 0",
         measured=math.inf if underpowered else worst,
         measured_text=(f"max |z| = {worst:.2f} (after granting the quadrature's abserr <= {max(abserr):.1e}); "
                        f"a relative error >= {max(detectable):.3g} in the excess is detected with "
@@ -68,7 +70,7 @@ def quadrature_matches_monte_carlo(quick: bool, rng) -> Check:
         derivation=f"Bonferroni: family-wise false-failure rate {_ALPHA} over {m} points; power "
                    f"{_POWER} against a {_DETECT:.0%} relative error of the Bayes excess required",
         details={"points": [list(p) for p in points], "z_scores": z_scores,
-                 "detectable_relative_error": detectable, "quad_abserr": abserr, "n": n},
+                 "detectable_relative_error": detectable, "quad_abserr": abserr, "n": sizes},
     )
 
 
@@ -86,9 +88,8 @@ def _random_order_points(rng, count: int):
 
 
 # Value check of the ordering claim: the Bayes risk at the points with d <= _VALUE_D_MAX (where the
-# Monte Carlo is reliable) against bayes_risk_mc, n per point.
+# Monte Carlo is reliable) against bayes_risk_mc, n per point sized for the power target.
 _VALUE_D_MAX = 10
-_VALUE_N = {True: 60_000, False: 300_000}
 
 
 def _value_z(points, quick: bool, rng, eps: float):
@@ -100,13 +101,16 @@ def _value_z(points, quick: bool, rng, eps: float):
 
     small = [p for p in points if p[0] <= _VALUE_D_MAX]
     z_crit = bonferroni_z(_ALPHA, len(small))
-    z_scores, detectable = [], []
+    z_scores, detectable, sizes = [], [], []
     for (d, L, gamma), child in zip(small, rng.spawn(len(small))):
         problem = Task(d=d, L=L, gamma=gamma, eps=eps)
-        q, est = bayes_risk_quad(problem), bayes_risk_mc(problem, _VALUE_N[quick], child)
+        q = bayes_risk_quad(problem)
+        est = sized_estimate(lambda n, r, problem=problem: bayes_risk_mc(problem, n, r), q.value - eps * eps, child,
+                             alpha=_ALPHA, m=len(small), power=_POWER, detect=_DETECT)
+        sizes.append(est.n)
         z_scores.append(max(abs(est.mean - q.value) - q.abserr, 0.0) / est.stderr)
         detectable.append((z_crit + power_z(_POWER)) * est.stderr / (q.value - eps * eps))
-    return max(z_scores) / z_crit, max(detectable), len(small)
+    return max(z_scores) / z_crit, max(detectable), sizes
 
 
 @claim("bayes-risk-ordering",
@@ -131,14 +135,16 @@ def risk_ordering(quick: bool, rng) -> Check:
                      oracle / float(null_risk(problem)))
     worst = ratios.max(axis=0)
     where = [points[int(i)] for i in ratios.argmax(axis=0)]
-    z_ratio, detectable, m = _value_z(points, quick, rng, eps)
+    z_ratio, detectable, sizes = _value_z(points, quick, rng, eps)
+    m = len(sizes)
     underpowered = detectable > _DETECT
     text = "; ".join(f"max {n} = {w:.6g} at (d, L, gamma) = ({p[0]}, {p[1]}, {p[2]:.3g})"
                      for n, w, p in zip(names, worst, where))
     return Check(
         method=f"theory.bayes.bayes_risk_quad, theory.baselines.oracle_best_lambda and null_risk at "
                f"{len(points)} points (d from 2 to 400, eps = {eps}); values: bayes_risk_quad vs "
-               f"numerics.montecarlo.bayes_risk.bayes_risk_mc (n = {_VALUE_N[quick]}) at the {m} points with d <= {_VALUE_D_MAX}",
+               f"numerics.montecarlo.bayes_risk.bayes_risk_mc (n = {min(sizes):,} to {max(sizes):,}, sized for the power "
+               f"target: internal pilot of {PILOT_N:,}, then top-ups) at the {m} points with d <= {_VALUE_D_MAX}",
         measured=math.inf if underpowered else float(max(worst.max(), z_ratio)),
         measured_text=text + " (eps^2 / Bayes -> 1 where the Bayes excess underflows, d >~ 300); "
                       f"values: max |z| / z_crit = {z_ratio:.3g}, a relative error >= {detectable:.3g} of "
@@ -150,5 +156,5 @@ def risk_ordering(quick: bool, rng) -> Check:
                    f"|z| <= z_crit (Bonferroni, family-wise false-failure rate {_ALPHA} over {m} points, "
                    f"power {_POWER} against a {_DETECT:.0%} error of the excess)",
         details={"points": [list(p) for p in points], "links": list(names), "ratios": ratios.tolist(),
-                 "value_z_over_crit": z_ratio, "value_points": m, "detectable_relative_error": detectable},
+                 "value_z_over_crit": z_ratio, "value_points": m, "value_n": sizes, "detectable_relative_error": detectable},
     )

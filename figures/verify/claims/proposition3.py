@@ -8,7 +8,7 @@ import dataclasses
 import numpy as np
 
 from ..framework import Check, claim, require
-from ..checks import EPS, random_problem, z_test_check
+from ..checks import EPS, PILOT_N, random_problem, sized_estimates, z_test_check
 
 ORDER = 40
 
@@ -28,14 +28,11 @@ def _tilted(problem, k_star, v_star):
     return coef
 
 
-def _linear_losses_mc(problem, n: int, rng):
+def _linear_losses_mc(problem, k_star, v_star, n: int, rng):
     """Monte-Carlo risks of Prop 3's coefficients beta_l = gamma^2 v* / (gamma^2 + L - 1) and of the
-    tilted coefficients (``_tilted``), on the same sequences; returns (estimates, (k*, v*))."""
-    from numerics.montecarlo.geometry import random_orthonormal
-
+    tilted coefficients (``_tilted``), on the same n sequences."""
     task = require("numerics.montecarlo.task")
     RunningMean = require("numerics.montecarlo.population_risk").RunningMean
-    k_star, v_star = random_orthonormal(int(problem.d), 2, rng)
     g2 = float(problem.gamma) ** 2
     weight = g2 / (g2 + float(problem.L) - 1.0)
     tilted = _tilted(problem, k_star, v_star)
@@ -44,29 +41,35 @@ def _linear_losses_mc(problem, n: int, rng):
         X, Y, _ = task.sample_task(problem, k_star, v_star, min(_CHUNK, n - start), rng)
         acc[0].add(np.square(Y - weight * (X.sum(axis=1) @ v_star)))
         acc[1].add(np.square(Y - np.einsum("nld,ld->n", X, tilted)))
-    return [a.estimate() for a in acc], (k_star, v_star)
+    return [a.estimate() for a in acc]
 
 
 @claim("proposition3-montecarlo", _STATEMENT)
 def linear_risk_matches_monte_carlo(quick: bool, rng) -> Check:
+    from numerics.montecarlo.geometry import random_orthonormal
+
     baselines = require("theory.baselines")
     # L >= 2: at L = 1 the risk is eps^2, possibly ~0, and a relative power target is meaningless.
     problems = [random_problem(rng, d_max=20, L_max=12) for _ in range(6 if quick else 12)]
     problems = [dataclasses.replace(p, L=max(int(p.L), 2)) for p in problems]
-    n = 50_000 if quick else 1_000_000
+    power = dict(alpha=_ALPHA, power=_POWER, detect=_DETECT[quick])
     estimates, exacts = [], []
     for problem, child in zip(problems, rng.spawn(len(problems))):
-        (prop3, tilted), (k_star, v_star) = _linear_losses_mc(problem, n, child)
+        k_star, v_star = random_orthonormal(int(problem.d), 2, child)
         # The tilted predictor's risk from its own second-moment formula (J uniform).
-        estimates += [prop3, tilted]
-        exacts += [float(baselines.linear_risk(problem)),
-                   baselines.linear_predictor_risk(problem, _tilted(problem, k_star, v_star), k_star, v_star)]
+        pair = [float(baselines.linear_risk(problem)),
+                baselines.linear_predictor_risk(problem, _tilted(problem, k_star, v_star), k_star, v_star)]
+        run = lambda n, r, problem=problem, k=k_star, v=v_star: _linear_losses_mc(problem, k, v, n, r)
+        estimates += sized_estimates(run, pair, child, m=2 * len(problems), **power)
+        exacts += pair
+    sizes = [e.n for e in estimates[::2]]
     return z_test_check(
-        method=f"z-test: Monte-Carlo risks (n = {n}, sequences from numerics.montecarlo.task) of Prop 3's "
-               f"coefficients vs theory.baselines.linear_risk, and of the same coefficients plus 0.5 v* "
+        method=f"z-test: Monte-Carlo risks (sequences from numerics.montecarlo.task; n per problem {min(sizes):,} "
+               f"to {max(sizes):,}, sized for the power target: internal pilot of {PILOT_N:,}, then top-ups) of "
+               f"Prop 3's coefficients vs theory.baselines.linear_risk, and of the same coefficients plus 0.5 v* "
                f"on token 1 vs theory.baselines.linear_predictor_risk (J uniform), at {len(problems)} "
                "random problems (d <= 20, L <= 12)",
-        estimates=estimates, exacts=exacts, alpha=_ALPHA, power=_POWER, detect=_DETECT[quick])
+        estimates=estimates, exacts=exacts, **power)
 
 
 @claim("proposition3-null-limit",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import types
 
 import numpy as np
 from scipy.stats import chi2, ks_2samp
@@ -29,21 +30,10 @@ _LAW_SIZES = {True: {"n_runs": 600, "steps": (1, 3, 10)}, False: {"n_runs": 2000
 _POWER_STEP_FACTOR = 1.1  # power alternative: the step size 10% too large
 _POWER_CASES = ((20, 0.03), (80, 0.01))  # the cases where the power is demanded (full mode)
 
-# Flow comparison: d = 10, L = 2, lambda = 1, batch 5, a fixed start off M, t = 1. L = 2 rather than
-# the paper's 10: with L = 10 the gradient noise of the nine noise tokens shrinks the overlaps like
-# exp(-K alpha t), K ~ 150 at d = 10, so the gap is visibly nonlinear in alpha over [1e-3, 8e-3]
-# (measured gap / alpha = 62, 68, 66, 62, 59 at alpha = 8e-3 ... 5e-4) and the fit's single
-# correction term c alpha biases the exponent by about +0.16 (p = 1.16, 1.17, 1.18 with 2048 runs,
-# 3 seeds; the bias would exceed z s.e. at ~4x more runs). With L = 2 the gradient noise is much
-# smaller (gap / alpha ~ 3.2 instead of ~ 62) and gap / alpha is flat within its 2-6% errors over
-# [4e-3, 3.2e-2] (measured 3.20, 3.18, 3.22, 3.21; fitted p = 0.98, 0.95 +- 0.09 with 8192 runs,
-# 2 seeds), at a lower cost per step (fewer tokens).
-_FLOW_SETTING = {"d": 10, "L": 2, "lam": 1.0, "t_end": 1.0,
-                 "start": {"kappa": 0.3, "nu": 0.2, "theta": 0.1, "eta": -0.1, "rho": 0.15}}
-_FLOW_ALPHAS = (3.2e-2, 1.6e-2, 8e-3, 4e-3)
-_FLOW_RUNS = {True: 2048, False: 8192}
-# Power demanded of the exponent test: reject an exponent 1/2 (a noise-like gap, ~ sqrt(alpha)) in
-# full mode; in quick mode (8x fewer runs) only an exponent 0 (a gap that does not shrink).
+# Flow comparison: the data of the figure ``sgd_vs_flow`` (its setting and sizes: the recipe's
+# params; why L = 2 rather than the paper's 10: its module). Power demanded of the exponent test:
+# reject an exponent 1/2 (a noise-like gap, ~ sqrt(alpha)) in full mode; in quick mode (4x fewer
+# runs) only an exponent 0 (a gap that does not shrink).
 _FLOW_POWER_GAP = {True: 1.0, False: 0.5}
 
 
@@ -163,16 +153,15 @@ def determinism_across_executors(quick: bool, rng) -> Check:
 
 @claim("sgd-to-flow-order-1",
        "Online SGD -> gradient flow (docs/math/sgd-reduced.md#sgd-and-the-gradient-flow): at flow time t = alpha n the mean SGD overlaps differ from "
-       "the population gradient flow's by O(alpha) (fitted exponent 1)")
-def sgd_to_flow_order_one(quick: bool, rng) -> Check:
-    from numerics.sgd.experiment import SGDExperiment
-    from numerics.sgd.flow_gap import sgd_flow_gap
-    from theory import Overlaps
-
-    n_runs, f = _FLOW_RUNS[quick], _FLOW_SETTING
-    config = SGDExperiment(d=f["d"], L=f["L"], lam0=f["lam"], schedule_rate=0.0, batch_size=5, eps=0.1,
-                           n_runs=n_runs, init=Overlaps(**f["start"]), seed=int(rng.integers(2**63)))
-    gap = sgd_flow_gap(config, _FLOW_ALPHAS, f["t_end"], executor=None, runs_per_task=n_runs)
+       "the population gradient flow's by O(alpha) (fitted exponent 1)",
+       figure="sgd_vs_flow")
+def sgd_to_flow_order_one(quick: bool, rng, figure) -> Check:
+    # The figure's numerics.sgd.flow_gap.sgd_flow_gap result, as stored with its data.
+    f, data = figure.params, figure.data
+    n_runs = f["gap_runs"]
+    gap = types.SimpleNamespace(alphas=data["alphas"], gap=data["gap"], gap_stderr=data["gap_stderr"],
+                                rate=float(data["rate"]), rate_stderr=float(data["rate_stderr"]),
+                                curvature=float(data["curvature"]), chi2=float(data["chi2"]), dof=int(data["dof"]))
     # Two tests (exponent, goodness of fit), Bonferroni over the family.
     z = bonferroni_z(_FAMILY_RATE, 2)
     chi2_max = float(chi2.isf(_FAMILY_RATE / 2, gap.dof))
@@ -188,8 +177,9 @@ def sgd_to_flow_order_one(quick: bool, rng) -> Check:
     if not np.all(np.diff(gap.gap) < 0):
         problems.append("GAP NOT DECREASING in alpha")
     return Check(
-        method=f"numerics.sgd.flow_gap.sgd_flow_gap: d = {f['d']}, L = {f['L']}, lambda = {f['lam']:g}, batch 5, "
-               f"eps = 0.1, start {f['start']}, t = {f['t_end']:g}, alpha in {_FLOW_ALPHAS}, {n_runs} runs "
+        method=f"numerics.sgd.flow_gap.sgd_flow_gap, read from the data of figure {figure.name} ({figure.status}): "
+               f"d = {f['d']}, L = {f['L']}, lambda = {f['lam']:g}, batch {f['batch_size']}, "
+               f"eps = {f['eps']:g}, start {f['start']}, t = {f['t_end']:g}, alpha in {tuple(f['alphas'])}, {n_runs} runs "
                "each (exact reduced simulator) vs numerics.dynamics.flow.overlap_flow (DOP853, rtol 1e-11); weighted fit "
                "log gap = log a + p log alpha + c alpha",
         measured=math.inf if problems else deviation,
@@ -201,7 +191,7 @@ def sgd_to_flow_order_one(quick: bool, rng) -> Check:
         derivation=f"tolerance z s.e. with z = {z:.2f}: family-wise false-failure rate {_FAMILY_RATE:g} over the "
                    f"exponent test and the chi2 fit test (Bonferroni, two-sided for p); power: z s.e. < "
                    f"{power_gap:g}, so a true exponent {1 - power_gap:g} is rejected with probability > 1/2 "
-                   f"({'quick mode, 8x fewer runs' if quick else 'full mode'})",
+                   f"({'quick mode, 4x fewer runs' if quick else 'full mode'})",
         details={"alphas": gap.alphas.tolist(), "gap": gap.gap.tolist(), "gap_stderr": gap.gap_stderr.tolist(),
                  "rate": gap.rate, "rate_stderr": gap.rate_stderr, "curvature": gap.curvature,
                  "chi2": gap.chi2, "dof": gap.dof, "n_runs": n_runs},

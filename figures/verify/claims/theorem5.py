@@ -2,6 +2,10 @@
 (docs/math/dynamics.md#convergence-on-m), with the sign given by the separatrix rule (``numerics.dynamics.phase_portrait``); and, on
 explicit vectors, the iterates leave M by roundoff only (the paper's floating-point observation).
 
+The convergence claim checks the runs the figure ``training_init_on_M`` draws (it reads that
+figure's data: starts and PGD up to the figure's last step) and continues them to the step count
+the flow requires.
+
 The sign rule is the flow's; the discrete map's basin boundary is tangent to the flow's separatrix at
 (0, 0) and differs from it by < 5e-7 at |kappa| = 0.05, the scale of the starts (measured by bisection
 at alpha = 4e-3), so a random start is judged wrongly with probability ~1e-5.
@@ -21,7 +25,6 @@ _D, _LAM, _ALPHA = 400, 0.1, 4e-3
 # Convergence threshold on 1 - min(|kappa|, |nu|): quick 0.05 (the alignment threshold of
 # numerics.dynamics.experiments.summarize_alignment, reached in about the paper's 20,000 steps), full 1e-4.
 _DELTA = {True: 0.05, False: 1e-4}
-_RUNS = {True: 10, False: 30}
 _MAX_FLOW_TIME = 5e3
 
 
@@ -43,22 +46,40 @@ def _steps_from_flow(kappa0, nu0, delta: float) -> tuple:
     return int(np.ceil(max(times) / _ALPHA)), times
 
 
+def _check_setting(p: dict) -> None:
+    """The figure's experiment must be the one the claim states (ValueError otherwise)."""
+    setting = {"init": "manifold", "d": _D, "lam": _LAM, "alpha": _ALPHA}
+    found = {name: p[name] for name in setting}
+    if found != setting:
+        raise ValueError(f"figure training_init_on_M's setting {found} is not allowed: the claim states {setting}")
+
+
 @claim("theorem5-convergence",
        "Theorem 5: PGD initialised uniformly on M (d = 400, lambda = 0.1, alpha = 4e-3) converges to "
        "+-(k*, v*): every run ends at the corner (s, s) predicted by the separatrix rule, and its risk "
-       "tends to the oracle's")
-def pgd_on_m_converges(quick: bool, rng) -> Check:
-    from numerics.dynamics.initial import sample_initial_overlaps
+       "tends to the oracle's",
+       figure="training_init_on_M")
+def pgd_on_m_converges(quick: bool, rng, figure) -> Check:
+    """The runs of the figure training_init_on_M (its starts, uniform on M, and its PGD up to its last
+    step), continued by the same PGD to the step count the flow requires when the figure stops earlier."""
     from numerics.dynamics.phase_portrait import predicted_limit_sign, separatrix
     from numerics.dynamics.pgd import overlap_pgd
     from theory import Overlaps, Problem, oracle_risk, population_risk_grad
 
-    delta, n = _DELTA[quick], _RUNS[quick]
-    start = sample_initial_overlaps(_D, n, rng, on_manifold=True)
-    steps, flow_times = _steps_from_flow(start.kappa, start.nu, delta)
-    log = overlap_pgd(Problem(d=_D, lam=_LAM), start, alpha=_ALPHA, n_steps=steps, log_every=steps)
-    kappa, nu = log.kappa[-1], log.nu[-1]
-    predicted = predicted_limit_sign(start.kappa, start.nu, separatrix(Problem(d=_D, lam=_LAM)))
+    p, data = figure.params, figure.data
+    _check_setting(p)
+    delta, n = _DELTA[quick], int(p["n_runs"])
+    kappa0, nu0 = data["initial_overlaps"][0], data["initial_overlaps"][1]
+    steps, flow_times = _steps_from_flow(kappa0, nu0, delta)
+    done = int(data["steps"][-1])
+    if steps > done:
+        log = overlap_pgd(Problem(d=_D, L=p["L"], gamma=p["gamma"], lam=_LAM), tuple(data["final_overlaps"]),
+                          alpha=_ALPHA, n_steps=steps - done, log_every=steps - done, start_step=done)
+        kappa, nu, final_excess = log.kappa[-1], log.nu[-1], log.excess_risk[-1]
+    else:
+        kappa, nu, final_excess = data["final_overlaps"][0], data["final_overlaps"][1], data["excess_risk"][-1]
+    end = max(steps, done)
+    predicted = predicted_limit_sign(kappa0, nu0, separatrix(Problem(d=_D, lam=_LAM)))
     mismatches = int(np.sum((np.sign(kappa) != predicted) | (np.sign(nu) != predicted)))
     gap = 1.0 - np.minimum(np.abs(kappa), np.abs(nu))
     # Limit risk: R is even under (kappa, nu) -> (-kappa, -nu) on M and (1, 1) is its minimum on M, so
@@ -70,13 +91,14 @@ def pgd_on_m_converges(quick: bool, rng) -> Check:
     grad = population_risk_grad(problem, Overlaps.oracle())
     bound = (2 * (abs(grad["kappa"]) * (1 - np.abs(kappa)) + abs(grad["nu"]) * (1 - np.abs(nu)))
              + 8 * EPS * oracle)
-    excess = log.excess_risk[-1] - oracle
+    excess = final_excess - oracle
     risk_ok = bool(np.all(excess >= -8 * EPS * oracle) and np.all(excess <= bound))
     # One number: a sign mismatch adds >= 1 > delta; a risk outside its bound is reported as inf.
     measured = mismatches + float(np.max(gap)) if risk_ok else np.inf
     return Check(
-        method=f"numerics.dynamics.pgd.overlap_pgd from {n} starts uniform on M (numerics.dynamics.initial), {steps:,} steps "
-               "(the flow time at which the M-flow from the slowest start reaches a gap delta/2, over alpha); "
+        method=f"the {n} runs of figure {figure.name} ({figure.status}; numerics.dynamics.pgd.overlap_pgd from starts "
+               f"uniform on M, {done:,} steps), continued by the same PGD to step {end:,} (at least {steps:,}: the flow "
+               "time at which the M-flow from the slowest start reaches a gap delta/2, over alpha); "
                "limit sign vs numerics.dynamics.phase_portrait.predicted_limit_sign (separatrix rule); final "
                "risk vs theory.oracle_risk",
         measured=measured,
@@ -89,7 +111,7 @@ def pgd_on_m_converges(quick: bool, rng) -> Check:
         derivation=f"convergence threshold delta = {delta:g}: PGD follows the flow to O(alpha) (claim "
                    "pgd-to-flow-order-1), whose slowest start reaches delta/2 at the step count used, so a "
                    "converging run is within delta; a wrong sign adds 1 > delta",
-        details={"steps": steps, "flow_times": flow_times, "gap": gap.tolist(),
+        details={"steps": end, "flow_steps": steps, "figure_steps": done, "flow_times": flow_times, "gap": gap.tolist(),
                  "excess_over_oracle": excess.tolist(), "risk_bound": bound.tolist(),
                  "predicted_sign": predicted.tolist()},
     )

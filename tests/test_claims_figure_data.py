@@ -1,0 +1,77 @@
+"""Claims that read a figure's data (``@claim(..., figure=NAME)``, figures/verify/framework.py): the
+dependency names a real recipe, the data comes from that recipe's cache entry when it is valid and
+is computed (and stored under the entry's key) otherwise, and concurrent users of one entry wait
+for each other."""
+
+import threading
+import time
+
+import pytest
+
+from figures.cache import DataCache
+from figures.registry import discover_recipes, find_recipe
+from figures.runner import entry_lock, cache_entry, figure_data
+from figures.verify import discover_claims
+
+CLAIMS = {c.claim_id: c for c in discover_claims()}
+READERS = {"theorem5-convergence": "training_init_on_M", "sgd-to-flow-order-1": "sgd_vs_flow"}
+
+
+def test_declared_figures_are_recipes():
+    declared = {c.claim_id: c.figure for c in CLAIMS.values() if c.figure is not None}
+    assert declared == READERS
+    names = {r.name for r in discover_recipes()}
+    assert set(declared.values()) <= names
+    assert find_recipe("sgd_vs_flow").name == "sgd_vs_flow"
+    with pytest.raises(ValueError, match="no such recipe"):
+        find_recipe("no_such_figure")
+
+
+def test_claim_reads_the_figure_cache_entry(tmp_path):
+    claim = CLAIMS["theorem5-convergence"]
+    recipe = find_recipe(claim.figure)
+    stem, key = cache_entry(recipe, recipe.params(True), True)
+    first = claim(quick=True, cache=tmp_path)
+    assert first.status == "pass", first.measured_text
+    assert first.details["figure_data"] == {"recipe": recipe.name, "status": "computed", "key": key}
+    # The entry it stored is the one `slr figures --quick` looks up.
+    assert DataCache(tmp_path).load(stem, key).status == "hit"
+    second = claim(quick=True, cache=tmp_path)
+    assert second.details["figure_data"]["status"] == "cached"
+    assert second.measured == first.measured and second.measured_text == first.measured_text
+
+
+def test_a_corrupt_entry_is_recomputed_not_read(tmp_path):
+    claim = CLAIMS["theorem5-convergence"]
+    recipe = find_recipe(claim.figure)
+    stem, _ = cache_entry(recipe, recipe.params(True), True)
+    claim(quick=True, cache=tmp_path)
+    npz, _ = DataCache(tmp_path).paths(stem)
+    npz.write_bytes(b"not an archive")
+    again = claim(quick=True, cache=tmp_path)
+    assert again.status == "pass" and again.details["figure_data"]["status"] == "computed"
+
+
+def test_without_a_cache_folder_the_data_is_computed_in_memory():
+    data = figure_data("training_init_on_M", quick=True)
+    assert data.status == "computed in memory"
+    assert data.data["initial_overlaps"].shape == (5, data.params["n_runs"])
+
+
+def testentry_lock_serialises_users_of_one_entry(tmp_path):
+    cache, events = DataCache(tmp_path), []
+
+    def hold():
+        with entry_lock(cache, "entry"):
+            events.append("first in")
+            time.sleep(0.3)
+            events.append("first out")
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    while not events:
+        time.sleep(0.01)
+    with entry_lock(cache, "entry"):
+        events.append("second in")
+    thread.join()
+    assert events == ["first in", "first out", "second in"]
