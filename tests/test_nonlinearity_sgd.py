@@ -9,9 +9,9 @@ import numerics.sgd.reduced as sr
 from numerics import vectors_from_overlaps
 from numerics.nonlinearity.sgd import (MinibatchLossGrad, ReducedCoefficients, online_sgd_full_sigma,
                                        online_sgd_reduced_sigma)
-from numerics.sgd.full import sphere_step, minibatch_loss_grad, sample_batch
-from numerics.sgd.frame import frame_overlaps
+from numerics.sgd.full import minibatch_loss_grad
 from numerics.sgd.reduced import cholesky_coordinates
+from reduced_one_step import reduced_and_full_step
 from theory import OVERLAP_NAMES, Overlaps, Problem
 
 EPS = np.finfo(float).eps
@@ -38,29 +38,9 @@ def test_erf_member_gradients_are_the_toolkits(rng):
 
 def test_softmax_one_step_matches_the_full_step_on_the_same_samples(rng):
     """One reduced step equals one full step on the same samples (as for erf in test_sgd_reduced)."""
-    d, L, B, gamma, eps, lam, alpha = 12, 4, 3, np.sqrt(0.5), 0.1, 0.8, 0.07
-    k, v, ks, vs = vectors_from_overlaps(START, d, rng)
-    KV = cholesky_coordinates(START)
-    (kappa, eta, k3, _), (theta, nu, v3, v4) = KV[0]
-    f3 = (k - kappa * ks - eta * vs) / k3
-    f4 = (v - theta * ks - nu * vs - v3 * f3) / v4
-    basis = np.stack([ks, vs, f3, f4])
-    X, Y = sample_batch([rng], ks[None], vs[None], B, L, gamma, eps)
-    _, g_k, g_v = MinibatchLossGrad("softmax")(X, Y, k[None], v[None], lam)
-    k1, v1 = sphere_step(k[None], g_k, alpha), sphere_step(v[None], g_v, alpha)
-    x = np.einsum("rnd,id->rin", X.reshape(1, B * L, d), basis)
-    PQ, CE = ReducedCoefficients("softmax")(KV, x, Y, lam, 2.0 / B, B)
-    X_perp = X.reshape(1, B * L, d) - np.einsum("rin,id->rnd", x, basis)
-    u, w = CE[0, 0] @ X_perp[0], CE[0, 1] @ X_perp[0]
-    nu_ = np.linalg.norm(u)
-    w5 = w @ u / nu_
-    w6 = np.linalg.norm(w - w5 * u / nu_)
-    KV1 = sr._advance(KV, x, PQ, CE, alpha, np.array([-alpha * nu_]), np.array([-alpha * w5]),
-                      np.array([-alpha * w6]), np.zeros((1, 2, 6)))
-    got = frame_overlaps(KV1)
-    want = dict(kappa=k1[0] @ ks, nu=v1[0] @ vs, theta=v1[0] @ ks, eta=k1[0] @ vs, rho=k1[0] @ v1[0])
+    got, want = reduced_and_full_step(START, ReducedCoefficients("softmax"), MinibatchLossGrad("softmax"), rng)
     for name in OVERLAP_NAMES:   # O(1) numbers, different summation orders: 64 eps as for erf
-        assert abs(float(got[name][0]) - float(want[name])) <= 64 * EPS, name
+        assert abs(got[name] - want[name]) <= 64 * EPS, name
 
 
 def _drop_orthogonal(draw):

@@ -18,9 +18,9 @@ import numerics.sgd.reduced as sr
 from numerics.montecarlo.geometry import vectors_from_overlaps
 from numerics.dynamics.initial import sample_initial_overlaps
 from numerics.dynamics.schedules import PaperSchedule
-from numerics.sgd.full import sphere_step, minibatch_loss_grad, online_sgd_full, sample_batch
-from numerics.sgd.frame import frame_overlaps
-from numerics.sgd.reduced import cholesky_coordinates, online_sgd_reduced
+from numerics.sgd.full import minibatch_loss_grad, online_sgd_full
+from numerics.sgd.reduced import online_sgd_reduced
+from reduced_one_step import reduced_and_full_step
 from theory import OVERLAP_NAMES, Overlaps, Problem
 from numerics.dynamics.schedules import ScheduledProblem
 
@@ -33,34 +33,11 @@ def _tile(overlaps, n):
 
 
 def test_one_step_matches_the_full_step_on_the_same_samples(rng):
-    d, L, B, gamma, eps, lam, alpha = 12, 4, 3, np.sqrt(0.5), 0.1, 0.8, 0.07
-    k, v, ks, vs = vectors_from_overlaps(START, d, rng)
-    KV = cholesky_coordinates(START)  # (1, 2, 4)
-    (kappa, eta, k3, _), (theta, nu, v3, v4) = KV[0]
-    f3 = (k - kappa * ks - eta * vs) / k3
-    f4 = (v - theta * ks - nu * vs - v3 * f3) / v4
-    basis = np.stack([ks, vs, f3, f4])
-    X, Y = sample_batch([rng], ks[None], vs[None], B, L, gamma, eps)
-    _, g_k, g_v = minibatch_loss_grad(X, Y, k[None], v[None], lam)
-    k1, v1 = sphere_step(k[None], g_k, alpha), sphere_step(v[None], g_v, alpha)
-
-    x = np.einsum("rnd,id->rin", X.reshape(1, B * L, d), basis)  # (1, 4, B L), token b L + l
-    PQ, CE = sr._coefficients(KV, x, Y, lam, 2.0 / B, B)
-    X_perp = X.reshape(1, B * L, d) - np.einsum("rin,id->rnd", x, basis)
-    u = CE[0, 0] @ X_perp[0]
-    w = CE[0, 1] @ X_perp[0]
-    nu_ = np.linalg.norm(u)
-    w5 = w @ u / nu_
-    w6 = np.linalg.norm(w - w5 * u / nu_)
-    KV1 = sr._advance(KV, x, PQ, CE, alpha, np.array([-alpha * nu_]), np.array([-alpha * w5]),
-                      np.array([-alpha * w6]), np.zeros((1, 2, 6)))
-    got = frame_overlaps(KV1)
-    want = dict(kappa=k1[0] @ ks, nu=v1[0] @ vs, theta=v1[0] @ ks, eta=k1[0] @ vs, rho=k1[0] @ v1[0])
+    got, want = reduced_and_full_step(START, sr._coefficients, minibatch_loss_grad, rng)
     # Both routes end with O(1) normalised numbers computed by different summation orders
     # (measured: at most 1 eps); 64 eps leaves room for other platforms' reduction orders.
     for name in OVERLAP_NAMES:
-        err = abs(float(got[name][0]) - float(want[name]))
-        assert err <= 64 * EPS, name
+        assert abs(got[name] - want[name]) <= 64 * EPS, name
 
 
 def test_bartlett_pair_has_the_law_of_the_gaussian_sums(rng):
