@@ -30,6 +30,16 @@ def _z_test(result):
     return bonferroni_z(len(result.details["z_scores"])), None
 
 
+def _student_family(result):
+    # t-tests with standard errors estimated from n_runs runs: Student t with n_runs - 1 dof
+    from scipy.stats import t as student
+
+    d = result.details
+    z = float(student.isf(FAMILY / (2 * d["n_tests"]), d["n_runs"] - 1))
+    assert d["z_crit"] == pytest.approx(z, rel=1e-12) and d["n_tests"] == 2 * 2 * (len(d["t"]) - 1)
+    return 0.5, d["upper_effective"] / d["lower_population"]
+
+
 def _ks_family(result):
     m = len(result.details["pvalues"])
     return -math.log10(FAMILY / m), None
@@ -171,6 +181,7 @@ RECOMPUTE = {
     "highdim-one-step-drift": _z_test,
     "highdim-fluctuation-closure": _z_test,
     "highdim-escape-time": _z_test,
+    "highdim-paper-sgd": _student_family,
 }
 
 

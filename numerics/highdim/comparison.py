@@ -12,20 +12,21 @@ from theory.parameters import OVERLAP_NAMES, Overlaps
 
 from ..dynamics.flow import overlap_flow, schedule_in_flow_time
 from ..dynamics.ode import OdeOptions
-from ..dynamics.schedules import ScheduledProblem
+from ..dynamics.schedules import lambda_setting
 from ..sgd.reduced import online_sgd_reduced
 from .effective_flow import check_highdim_settings, effective_flow
 from .fluctuations import moment_closure_flow
 
-__all__ = ["SGDComparison", "compare_with_sgd"]
+__all__ = ["SGDComparison", "compare_with_sgd", "PREDICTIONS"]
 
 PREDICTIONS = ("population", "effective", "closure")
 
 
 @dataclasses.dataclass(frozen=True)
 class SGDComparison:
-    """``t`` (n_t,) logged flow times; ``sgd_mean``, ``sgd_stderr`` (5, n_t); ``predictions``: name ->
-    (5, n_t); ``sup_error``: name -> max over times of |mean - prediction| for kappa and nu."""
+    """``t`` (n_t,) logged flow times; ``sgd_mean``, ``sgd_stderr`` (5, n_t) over ``n_runs`` runs;
+    ``predictions``: name -> (5, n_t); ``sup_error``: name -> max over times of |mean - prediction|
+    for kappa and nu (components as ``OVERLAP_NAMES``)."""
 
     t: np.ndarray
     sgd_mean: np.ndarray
@@ -34,28 +35,57 @@ class SGDComparison:
     sup_error: dict
     n_runs: int
 
+    def sup_per_overlap(self, name: str):
+        """(sup (5,), stderr (5,), t (5,)): per overlap, the largest |mean SGD - prediction ``name``|
+        over the logged times, the standard error of the SGD mean at that time, and the time."""
+        err = np.abs(self.sgd_mean - self.predictions[name])
+        i = np.argmax(err, axis=1)
+        rows = np.arange(err.shape[0])
+        return err[rows, i], self.sgd_stderr[rows, i], self.t[i]
+
+
+def _flow_time_problem(problem, alpha):
+    """The problem with lambda as a function of the flow time tau = alpha * step."""
+    lam = lambda_setting(problem)
+    if not callable(lam):
+        return problem
+    return dataclasses.replace(problem, lam=schedule_in_flow_time(lam, alpha))
+
 
 def compare_with_sgd(problem, start, *, c, batch_size, t_end, n_runs, rng, n_log=4,
-                     step_schedule=None) -> SGDComparison:
+                     predictions=PREDICTIONS, up_to_sign=False) -> SGDComparison:
     """Run ``n_runs`` of reduced SGD at alpha = c/d for t_end / alpha steps from the scalar 5-tuple
-    ``start`` and integrate the three predictions. ``step_schedule``: lambda as a function of the
-    step (e.g. ``numerics.PaperSchedule``), else the constant ``problem.lam``."""
-    d, L, gamma, eps, alpha = check_highdim_settings(problem, c, batch_size)
+    ``start`` and integrate the three predictions. ``problem``: a ``theory.Problem`` (constant
+    lambda) or a ``numerics.ScheduledProblem`` whose lam is a number or a step schedule (a callable
+    of the step index, e.g. ``numerics.PaperSchedule``), as ``numerics.online_sgd_reduced`` takes;
+    the predictions follow lambda(tau / alpha) in flow time tau. ``predictions``: which of
+    ``PREDICTIONS`` to integrate (the closure costs most: a 20-dim stiff ODE). ``up_to_sign``: each
+    run at each logged time is first mapped by the exact symmetry (k, v) -> (-k, -v), i.e.
+    (kappa, nu, theta, eta, rho) -> (-kappa, -nu, -theta, -eta, rho), into the half-space
+    kappa + nu >= 0 (the predictor and the law of SGD are invariant under it), so that runs that
+    crossed to the mirror solution are compared with the prediction's branch."""
+    unknown = set(predictions) - set(PREDICTIONS)
+    if unknown or not predictions:
+        raise ValueError(f"predictions={predictions!r} is not allowed: choose among {PREDICTIONS}")
+    alpha = check_highdim_settings(problem, c, batch_size)[-1]
+    if isinstance(lambda_setting(problem), list):
+        raise ValueError(f"problem.lam={problem.lam!r} is not allowed: one lambda (or schedule) for all runs")
     n = max(int(round(t_end / alpha)), n_log)
     init = Overlaps(**{k: np.full(n_runs, float(x)) for k, x in zip(OVERLAP_NAMES, start)})
-    fields = dict(d=d, L=L, gamma=gamma, eps=eps)
-    sgd_problem = problem if step_schedule is None else ScheduledProblem(**fields, lam=step_schedule)
-    run = online_sgd_reduced(sgd_problem, init, alpha=alpha, n_steps=n, batch_size=batch_size, rng=rng,
+    run = online_sgd_reduced(problem, init, alpha=alpha, n_steps=n, batch_size=batch_size, rng=rng,
                              log_every=max(n // n_log, 1))
     t = run.time
-    shim = problem if step_schedule is None else ScheduledProblem(
-        **fields, lam=schedule_in_flow_time(step_schedule, alpha))
-    pop = overlap_flow(shim, Overlaps(**dict(zip(OVERLAP_NAMES, start))), t_end=t[-1], t_eval=t,
-                       ode=OdeOptions(rtol=1e-8, atol=1e-10)).y
-    preds = {"population": pop,
-             "effective": effective_flow(shim, start, c=c, batch_size=batch_size, t_end=t[-1], t_eval=t).y,
-             "closure": moment_closure_flow(shim, start, c=c, batch_size=batch_size, t_end=t[-1], t_eval=t).mean}
+    shim = _flow_time_problem(problem, alpha)
+    routes = {
+        "population": lambda: overlap_flow(shim, Overlaps(**dict(zip(OVERLAP_NAMES, start))), t_end=t[-1],
+                                           t_eval=t, ode=OdeOptions(rtol=1e-8, atol=1e-10)).y,
+        "effective": lambda: effective_flow(shim, start, c=c, batch_size=batch_size, t_end=t[-1], t_eval=t).y,
+        "closure": lambda: moment_closure_flow(shim, start, c=c, batch_size=batch_size, t_end=t[-1],
+                                               t_eval=t).mean}
+    preds = {name: routes[name]() for name in PREDICTIONS if name in predictions}
     x = np.stack([getattr(run, k) for k in OVERLAP_NAMES])  # (5, n_t, n_runs)
+    if up_to_sign:
+        x[:4] *= np.where(x[0] + x[1] < 0, -1.0, 1.0)
     mean, se = x.mean(axis=2), x.std(axis=2, ddof=1) / np.sqrt(n_runs)
     sup = {k: float(np.max(np.abs(mean[:2] - y[:2]))) for k, y in preds.items()}
     return SGDComparison(t, mean, se, preds, sup, n_runs)
