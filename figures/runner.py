@@ -166,3 +166,65 @@ def figure_data(name: str, *, quick: bool, cache_dir=None) -> FigureData:
         return data, status
 
     return FigureData(name, params, key, load)
+
+
+def _save(fig, paths: OutputPaths, name: str, metadata: dict):
+    paths.figures.mkdir(parents=True, exist_ok=True)
+    files = paths.figure_files(name)
+    for path in files:
+        fmt = path.suffix[1:]
+        atomic_write(path, lambda fh: fig.savefig(fh, format=fmt, metadata=metadata.get(fmt)))
+    return files
+
+
+def run_recipe(recipe, *, paths: OutputPaths, quick: bool = False, force: bool = False,
+               progress=None, echo=print) -> RecipeOutcome:
+    """Compute (or load from the cache) and plot one recipe; failures become a 'failed' outcome."""
+    progress = progress or progress_factory(False)
+    if paths is None:
+        raise ValueError("paths=None is not allowed: a recipe needs its OutputPaths")
+    from .provenance import cpu_seconds
+
+    cache = DataCache(paths.cache)
+    compute_s = plot_s = 0.0
+    cpu = cpu_seconds()
+    try:
+        params = recipe.params(quick)
+        data, status, reason, compute_s = _data(recipe, params, quick=quick, force=force,
+                                                cache=cache, progress=progress)
+        start = time.perf_counter()
+        with figure_style():
+            fig = recipe.plot(data, params)
+            if quick:
+                mark_quick(fig)
+            metadata = figure_metadata(recipe, params, quick=quick, data_status=status,
+                                       compute_seconds=compute_s)
+            files = _save(fig, paths, recipe.name, metadata)
+        plot_s = time.perf_counter() - start
+        return RecipeOutcome(recipe.name, status, reason, compute_s, plot_s, files, cpu_seconds() - cpu)
+    except _Skipped as exc:
+        return RecipeOutcome(recipe.name, "skipped", str(exc), compute_s, plot_s, (), cpu_seconds() - cpu)
+    except Terminated:
+        raise
+    except (Exception, SystemExit) as exc:  # reported in the closing table; the other recipes still run
+        echo(f"recipe {recipe.name} failed:\n{traceback.format_exc()}")
+        return RecipeOutcome(recipe.name, "failed", f"{type(exc).__name__}: {exc}", compute_s, plot_s, (),
+                             cpu_seconds() - cpu)
+
+
+def run_recipes(recipes, *, paths: OutputPaths, quick: bool = False, force: bool = False,
+                progress: bool | None = False, echo=print, jobs: int = 1) -> list[RecipeOutcome]:
+    """Run ``recipes`` (in input order, or on ``jobs`` worker processes, see ``figures.work``);
+    ``progress``: the live display (None: when stderr is a terminal; False: never)."""
+    from .work import RunOptions, run_items
+
+    return run_items(recipes, RunOptions(paths=paths, quick=quick, force=force), jobs=jobs, echo=echo,
+                     display=progress)
+
+
+def outcome_table(outcomes, paths: OutputPaths) -> str:
+    """The closing table: what was made, from cache or computed, how long it took, where it went."""
+    rows = [(o.name, o.status, f"{o.compute_seconds:.1f}", f"{o.plot_seconds:.1f}",
+             o.reason or "-", ", ".join(p.name for p in o.files) or "-") for o in outcomes]
+    table = text_table(("figure", "status", "compute s", "plot s", "reason (computed, skipped, failed)", "files"), rows)
+    return f"{table}\nfigures in {paths.figures}; cache in {paths.cache}"
