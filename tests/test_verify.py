@@ -88,9 +88,9 @@ def test_report_records_each_items_elapsed_time(tmp_path):
     assert [c["seconds"] for c in payload["claims"]] == [0.75, 2.0]
     assert payload["figures"] == [
         {"name": "fig_a", "status": "computed", "reason": "no entry", "compute_seconds": 1.5,
-         "plot_seconds": 0.25, "seconds": 1.75},
+         "plot_seconds": 0.25, "seconds": 1.75, "cpu_seconds": 0.0},
         {"name": "fig_b", "status": "cached", "reason": "", "compute_seconds": 0.0,
-         "plot_seconds": 0.125, "seconds": 0.125}]
+         "plot_seconds": 0.125, "seconds": 0.125, "cpu_seconds": 0.0}]
     assert payload["elapsed_seconds"] == 0.75 + 2.0 + 1.75 + 0.125
     md = (tmp_path / "v.md").read_text()
     assert "4.6 s for 2 claim(s) and 2 figure(s)" in md
@@ -108,11 +108,12 @@ def test_registered_claims_cover_the_paper_items():
     assert set(PAPER_ITEMS) <= set(ids)
 
 
-def test_slr_verify_quick_passes_and_writes_reports(tmp_path, capsys):
-    assert main(["verify", "--quick", "--out", str(tmp_path)]) == 0
-    out = capsys.readouterr().out
-    payload = json.loads((tmp_path / "quick" / "verification.json").read_text())   # quick outputs apart
-    md = (tmp_path / "quick" / "verification.md").read_text()
+def test_slr_verify_quick_passes_and_writes_reports(quick_verification, quick_outputs):
+    # The session's one ``slr verify --quick --out <folder>`` of every claim (tests/conftest.py).
+    assert quick_verification.exit_status == 0
+    out = quick_verification.stdout
+    payload = json.loads((quick_outputs.out / "quick" / "verification.json").read_text())   # quick outputs apart
+    md = (quick_outputs.out / "quick" / "verification.md").read_text()
     statuses = {c["claim_id"]: c["status"] for c in payload["claims"]}
     assert set(statuses) == {c.claim_id for c in discover_claims()}
     assert all(s == "pass" for s in statuses.values()), statuses
@@ -124,6 +125,7 @@ def test_slr_verify_quick_passes_and_writes_reports(tmp_path, capsys):
     assert origin["git"]["commit"] == "not a checkout" or len(origin["git"]["commit"]) == 40
     assert payload["elapsed_seconds"] == pytest.approx(sum(c["seconds"] for c in payload["claims"]))
     assert all(c["seconds"] > 0 for c in payload["claims"])
+    assert all(c["cpu_seconds"] >= 0 for c in payload["claims"])
 
 
 def test_slr_verify_exit_status_is_nonzero_on_failure(tmp_path, monkeypatch):
