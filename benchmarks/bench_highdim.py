@@ -19,7 +19,7 @@ import numpy as np
 
 from numerics import PAPER_SGD, PaperSchedule
 from numerics.highdim import compare_with_sgd
-from theory import Problem
+from theory import PAPER_GAMMA, PAPER_L, Problem
 
 START = (0.2, 0.2, 0.0, 0.0, 0.0)
 
@@ -33,7 +33,7 @@ def report(label, comparison, seconds):
 
 def convergence():
     for d in (1_000, 10_000):
-        problem = Problem(d=d, L=10, gamma=np.sqrt(0.5), eps=0.1, lam=2.0 / np.sqrt(d / 2.0))
+        problem = Problem(d=d, L=PAPER_L, gamma=PAPER_GAMMA, eps=0.1, lam=2.0 / np.sqrt(d / 2.0))
         start = time.process_time()
         out = compare_with_sgd(problem, START, c=0.5, batch_size=1, t_end=2.0, n_runs=200,
                                rng=np.random.default_rng(d))

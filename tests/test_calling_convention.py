@@ -67,12 +67,29 @@ def test_routes_take_the_problem_first(name):
     assert first == "problem"
 
 
+@pytest.mark.parametrize("name", ["theory.highdim.gradient_moments", "theory.highdim.effective_drift",
+                                  "numerics.highdim.gradient_moments_mc", "numerics.highdim.effective_flow",
+                                  "numerics.highdim.moment_closure_flow", "numerics.highdim.compare_with_sgd",
+                                  "numerics.highdim.escape_prediction", "numerics.highdim.one_step_increment_mc",
+                                  "numerics.highdim.fluctuations.moment_closure_rhs",
+                                  "numerics.highdim.fluctuations.population_velocity"])
+def test_highdim_routes_take_the_problem_first(name):
+    import importlib
+
+    module, attr = name.rsplit(".", 1)
+    first = next(iter(inspect.signature(getattr(importlib.import_module(module), attr)).parameters))
+    assert first == "problem"
+
+
 def test_the_papers_defaults_are_written_once():
     """No library signature or dataclass retypes L = 10 or gamma = sqrt(1/2): they come from
-    theory.parameters (PAPER_L, PAPER_GAMMA, PAPER_D)."""
+    theory.parameters (PAPER_L, PAPER_GAMMA, PAPER_D); nor do the high-dimensional claims,
+    recipes and benchmark."""
     pattern = re.compile(r"sqrt\(0?\.5\)|\bL(: int = |=)10\b")
+    highdim = [p for pat in ("figures/**/highdim*.py", "benchmarks/bench_highdim.py") for p in ROOT.glob(pat)]
+    assert len(highdim) >= 3
     found = [f"{p.relative_to(ROOT)}:{i}: {line.strip()}"
-             for folder in ("theory", "numerics") for p in sorted((ROOT / folder).rglob("*.py"))
+             for p in [q for folder in ("theory", "numerics") for q in sorted((ROOT / folder).rglob("*.py"))] + highdim
              if p.name != "parameters.py"
              for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
     assert not found, "\n".join(found)

@@ -8,10 +8,9 @@ from scipy.stats import norm
 
 from numerics import online_sgd_reduced
 from numerics.highdim import effective_flow, increment_covariance, moment_closure_flow
-from theory import Overlaps, Problem
+from theory import PAPER_GAMMA, Overlaps, Problem
 from theory.highdim import gradient_moments
 
-GAMMA = np.sqrt(0.5)
 EPS = np.finfo(float).eps
 
 
@@ -20,7 +19,7 @@ def test_frame_second_moments_hold_the_in_frame_traces():
     increment covariance, and their traces are the in-frame parts of S_kk, S_vv (the rest is the
     non-negative (d - 4) trace term)."""
     state = (0.3, 0.2, 0.1, -0.2, 0.15)
-    for m in (gradient_moments(d, 10, GAMMA, 0.1, 0.5, state) for d in (100, 300)):
+    for m in (gradient_moments(Problem(d=d, eps=0.1, lam=0.5), state) for d in (100, 300)):
         S = m.frame_second
         assert np.allclose(S, S.T, rtol=0, atol=64 * EPS * np.max(np.abs(S)))
         assert np.all(np.linalg.eigvalsh(S) >= -1e-10 * np.max(np.abs(S)))
@@ -39,25 +38,26 @@ def test_closure_rhs_without_covariance_is_the_effective_drift():
     from theory.highdim import effective_drift
 
     d, lam, alpha, B = 100, 0.5, 1e-3, 2
+    problem = Problem(d=d, eps=0.1, lam=lam)
     x = np.array([0.3, 0.2, 0.05, -0.1, 0.02])
     z = np.concatenate([x, np.zeros(15)])
-    out = moment_closure_rhs(d, 10, GAMMA, 0.1, lam, z, alpha=alpha, batch_size=B)
-    drift = effective_drift(d, 10, GAMMA, 0.1, lam, x, alpha=alpha, batch_size=B)
+    out = moment_closure_rhs(problem, z, alpha=alpha, batch_size=B)
+    drift = effective_drift(problem, x, alpha=alpha, batch_size=B)
     assert np.allclose(out[:5], drift, rtol=0, atol=1e-12 * np.max(np.abs(drift)))
-    m = gradient_moments(d, 10, GAMMA, 0.1, lam, tuple(x))
+    m = gradient_moments(problem, tuple(x))
     C = increment_covariance(m, tuple(x)) * alpha / B
     assert np.allclose(out[5:], C[np.triu_indices(5)], rtol=0, atol=1e-12 * np.max(np.abs(C)))
     var = 1e-4
     z[5 + 9] = var  # Sigma_theta,theta (upper-triangle index of (2, 2))
-    out = moment_closure_rhs(d, 10, GAMMA, 0.1, lam, z, alpha=alpha, batch_size=B)
+    out = moment_closure_rhs(problem, z, alpha=alpha, batch_size=B)
     e = np.array([0.0, 0.0, 1.0, 0.0, 0.0])
-    F = population_velocity(d, 10, GAMMA, lam, np.stack([x, x + 0.05 * e, x - 0.05 * e]))
+    F = population_velocity(problem, np.stack([x, x + 0.05 * e, x - 0.05 * e]))
     expected = drift + 0.5 * var * (F[1] + F[2] - 2 * F[0]) / 0.05**2
     assert np.allclose(out[:5], expected, rtol=0, atol=1e-9 * np.max(np.abs(F)))
 
 
 def test_bad_input_names_the_parameter():
-    problem = Problem(d=100, L=10, gamma=GAMMA, eps=0.1, lam=0.5)
+    problem = Problem(d=100, eps=0.1, lam=0.5)
     for kwargs, name in ((dict(c=0.0), "c"), (dict(batch_size=0), "batch_size")):
         with pytest.raises(ValueError, match=name):
             moment_closure_flow(problem, (0.3, 0.2, 0.0, 0.0, 0.0), **(dict(c=0.1, batch_size=1, t_end=1.0) | kwargs))
@@ -69,7 +69,7 @@ def test_closure_follows_mean_sgd_at_d_10_4():
     and nu at 4 times within Bonferroni z (family 1e-3) of the closure, and the drift without the
     fluctuations rejected (power). ~2 min of CPU."""
     d, c = 10_000, 0.1
-    problem = Problem(d=d, L=10, gamma=GAMMA, eps=0.1, lam=2.0 / np.sqrt(d / 2.0))
+    problem = Problem(d=d, eps=0.1, lam=2.0 / np.sqrt(d / 2.0))
     start = (0.2, 0.2, 0.0, 0.0, 0.0)
     n, R = int(0.5 * d / c), 200
     init = Overlaps(**{k: np.full(R, x) for k, x in zip(("kappa", "nu", "theta", "eta", "rho"), start)})
@@ -94,9 +94,9 @@ def test_escape_rate_is_the_saddle_eigenvalue():
     from numerics.highdim.escape import escape_prediction
 
     d, lam = 400, 0.1
-    problem = Problem(d=d, L=10, gamma=GAMMA, eps=0.0, lam=lam)
+    problem = Problem(d=d, eps=0.0, lam=lam)
     pred = escape_prediction(problem, t_max=200.0)
-    s, g2 = np.sqrt(d / 2.0), GAMMA**2
+    s, g2 = np.sqrt(d / 2.0), PAPER_GAMMA**2
     a = lam * s / np.sqrt(1 + 2 * lam**2 * g2)
     e0 = 2 / np.sqrt(np.pi)
     p = 2 * g2 * a**2 * e0**2 / np.sqrt(1 + 4 * lam**2 * g2)
@@ -116,7 +116,7 @@ def test_sgd_noise_slows_the_escape_rate_and_widens_the_spread():
     from numerics.highdim.escape import escape_prediction
 
     d, lam = 400, 0.1
-    pred = escape_prediction(Problem(d=d, L=10, gamma=GAMMA, eps=0.0, lam=lam), delta=0.5, t_max=100.0)
-    noisy = escape_prediction(Problem(d=d, L=10, gamma=GAMMA, eps=0.1, lam=lam), c=0.05, delta=0.5,
+    pred = escape_prediction(Problem(d=d, eps=0.0, lam=lam), delta=0.5, t_max=100.0)
+    noisy = escape_prediction(Problem(d=d, eps=0.1, lam=lam), c=0.05, delta=0.5,
                               t_max=100.0)
     assert noisy.rate < pred.rate and noisy.sigma > pred.sigma

@@ -8,12 +8,11 @@ from scipy.stats import norm
 
 from numerics import OdeOptions, ScheduledProblem, flow_velocity, overlap_flow
 from numerics.highdim import effective_flow, gradient_moments_mc
-from theory import Overlaps, Problem
+from theory import PAPER_GAMMA, PAPER_L, Overlaps, Problem, Task
 from theory.highdim import (GradientMoments, effective_drift, frame_coordinates, gradient_moments,
                             population_drift, second_order_drift)
 from theory.risk import risk_from_arrays, risk_grad_from_arrays
 
-GAMMA = np.sqrt(0.5)
 STATES = [(0.3, 0.2, 0.1, -0.2, 0.15), (0.6, -0.4, 0.2, 0.1, -0.3), (0.9, 0.95, 0.0, 0.0, 0.0)]
 EPS = np.finfo(float).eps
 # Round-off of the quadrature: sums over ~1e4 nodes (pairwise: ~log2(1e4) = 14 eps each) of
@@ -24,12 +23,12 @@ RTOL_QUAD = 1e3 * EPS
 @pytest.mark.parametrize("d,lam", [(4, 0.5), (100, 0.5), (400, 2.0), (10**4, 0.1)])
 @pytest.mark.parametrize("state", STATES)
 def test_first_moments_are_the_closed_form_flow_and_risk(d, lam, state):
-    m = gradient_moments(d, 10, GAMMA, 0.1, lam, state)
-    grads = risk_grad_from_arrays(d, 10, GAMMA, 0.1, lam, *state)
+    m = gradient_moments(Problem(d=d, eps=0.1, lam=lam), state)
+    grads = risk_grad_from_arrays(d, PAPER_L, PAPER_GAMMA, 0.1, lam, *state)
     flow = np.array(flow_velocity(*state, *grads), dtype=float)
     scale = np.max(np.abs(flow)) + np.max(np.abs(grads))
     assert np.max(np.abs(population_drift(m, state) - flow)) <= RTOL_QUAD * scale + m.abserr
-    risk = risk_from_arrays(d, 10, GAMMA, 0.1, lam, *state)
+    risk = risk_from_arrays(d, PAPER_L, PAPER_GAMMA, 0.1, lam, *state)
     assert abs(m.risk - risk) <= RTOL_QUAD * risk + m.abserr
 
 
@@ -42,9 +41,9 @@ def test_second_moments_against_monte_carlo_with_power():
     z_crit = norm.isf(1e-3 / (2 * 12 * len(cases)))
     d = 20
     for i, (state, lam) in enumerate(cases):
-        q = gradient_moments(d, 10, GAMMA, 0.3, lam, state)
-        mc = gradient_moments_mc(d, 10, GAMMA, 0.3, lam, state, n=60_000,
-                                 rng=np.random.default_rng([18, i]))
+        problem = Problem(d=d, eps=0.3, lam=lam)
+        q = gradient_moments(problem, state)
+        mc = gradient_moments_mc(problem, state, n=60_000, rng=np.random.default_rng([18, i]))
         z = (mc.mean - q.as_vector()) / mc.stderr
         assert np.max(np.abs(z)) <= z_crit, z
         wrong = GradientMoments(q.grad_k, q.grad_v, q.s_kk * (d - 3) / (d - 4),
@@ -119,7 +118,7 @@ def test_c_to_zero_is_the_population_flow():
     flow's change when rtol goes from 1e-10 to 1e-12 (same method and tolerances on the same ODE
     up to the alpha D term), plus that term, alpha max|D| t_end with the max over 5 points of the
     path (at c = 1e-9 the measured gap, ~9e-9, is this term: D ~ 10^3 at d = 100)."""
-    problem = Problem(d=100, L=10, gamma=GAMMA, eps=0.1, lam=0.5)
+    problem = Problem(d=100, eps=0.1, lam=0.5)
     start = (0.3, 0.2, 0.0, 0.0, 0.0)
     t_end, c = 2.0, 1e-12
     eff = effective_flow(problem, start, c=c, batch_size=1, t_end=t_end,
@@ -128,7 +127,7 @@ def test_c_to_zero_is_the_population_flow():
     ref = overlap_flow(problem, ov, t_end=t_end, ode=OdeOptions(rtol=1e-10, atol=1e-12))
     fine = overlap_flow(problem, ov, t_end=t_end, ode=OdeOptions(rtol=1e-12, atol=1e-12)).y[:, -1]
     path = ref.sol(np.linspace(0.0, t_end, 5)).T
-    d_max = max(np.max(np.abs(second_order_drift(gradient_moments(100, 10, GAMMA, 0.1, 0.5, x), x, 1)))
+    d_max = max(np.max(np.abs(second_order_drift(gradient_moments(problem, x), x, 1)))
                 for x in path)
     tol = 10 * 2 * np.max(np.abs(ref.y[:, -1] - fine)) + c / 100 * d_max * t_end
     assert np.max(np.abs(eff.y[:, -1] - ref.y[:, -1])) <= max(tol, 1e-12)
@@ -138,15 +137,15 @@ def test_correction_pulls_towards_zero_and_schedules_are_supported():
     """c > 0 shrinks kappa and nu against the population flow (D_kappa, D_nu < 0 for kappa, nu > 0);
     a constant schedule callable gives the scalar lambda's trajectory."""
     state = (0.3, 0.2, 0.0, 0.0, 0.0)
-    m = gradient_moments(100, 10, GAMMA, 0.1, 0.5, state)
+    problem = Problem(d=100, eps=0.1, lam=0.5)
+    m = gradient_moments(problem, state)
     D = second_order_drift(m, state, 5)
     assert D[0] < 0 and D[1] < 0
-    problem = Problem(d=100, L=10, gamma=GAMMA, eps=0.1, lam=0.5)
     a = effective_flow(problem, state, c=0.05, batch_size=5, t_end=0.2)
-    sched = ScheduledProblem(d=100, L=10, gamma=GAMMA, eps=0.1, lam=lambda t: 0.5)
+    sched = ScheduledProblem(d=100, eps=0.1, lam=lambda t: 0.5)
     b = effective_flow(sched, state, c=0.05, batch_size=5, t_end=0.2)
     assert np.allclose(a.y[:, -1], b.y[:, -1], rtol=0, atol=1e-12)
-    assert np.allclose(effective_drift(100, 10, GAMMA, 0.1, 0.5, state, alpha=0.0, batch_size=1),
+    assert np.allclose(effective_drift(problem, state, alpha=0.0, batch_size=1),
                        population_drift(m, state), rtol=0, atol=1e-12)
 
 
@@ -154,13 +153,25 @@ def test_correction_pulls_towards_zero_and_schedules_are_supported():
                                          (dict(batch_size=0), "batch_size"),
                                          (dict(problem_d=3), "d")])
 def test_bad_input_names_the_parameter(kwargs, name):
-    problem = Problem(d=kwargs.pop("problem_d", 100), L=10, gamma=GAMMA, eps=0.1, lam=0.5)
+    problem = Problem(d=kwargs.pop("problem_d", 100), eps=0.1, lam=0.5)
     args = dict(c=0.1, batch_size=1, t_end=1.0) | kwargs
     with pytest.raises(ValueError, match=name):
         effective_flow(problem, (0.3, 0.2, 0.0, 0.0, 0.0), **args)
     if name == "d":
         with pytest.raises(ValueError, match="d=3"):
-            gradient_moments(3, 10, GAMMA, 0.1, 0.5, (0.3, 0.2, 0.0, 0.0, 0.0))
+            gradient_moments(Problem(d=3, eps=0.1, lam=0.5), (0.3, 0.2, 0.0, 0.0, 0.0))
+        with pytest.raises(ValueError, match="d=3"):
+            gradient_moments_mc(Problem(d=3, eps=0.1, lam=0.5), (0.3, 0.2, 0.0, 0.0, 0.0), n=10,
+                                rng=np.random.default_rng(0))
+
+
+def test_moments_need_a_problem_with_one_lambda():
+    state = (0.3, 0.2, 0.0, 0.0, 0.0)
+    for bad, where in [(ScheduledProblem(d=100, lam=lambda t: 0.5), "problem.lam"),
+                       (Problem(d=100, lam=np.array([0.5, 0.6])), "problem.lam"),
+                       (Task(d=100), "problem.lam"), ((100, 10), "problem=")]:
+        with pytest.raises(ValueError, match=where):
+            gradient_moments(bad, state)
 
 
 def test_one_step_increment_of_the_reduced_simulator():
@@ -170,11 +181,11 @@ def test_one_step_increment_of_the_reduced_simulator():
     from numerics.highdim import one_step_increment_mc
 
     d, lam, state, c = 10_000, 2.0 / np.sqrt(5_000.0), (0.2, 0.2, 0.0, 0.0, 0.0), 0.5
-    problem = Problem(d=d, L=10, gamma=GAMMA, eps=0.1, lam=lam)
+    problem = Problem(d=d, eps=0.1, lam=lam)
     est = one_step_increment_mc(problem, state, c=c, batch_size=1, n_runs=200_000,
                                 rng=np.random.default_rng(181))
-    eff = effective_drift(d, 10, GAMMA, 0.1, lam, state, alpha=c / d, batch_size=1)
-    pop = effective_drift(d, 10, GAMMA, 0.1, lam, state, alpha=0.0, batch_size=1)
+    eff = effective_drift(problem, state, alpha=c / d, batch_size=1)
+    pop = effective_drift(problem, state, alpha=0.0, batch_size=1)
     z_crit = norm.isf(1e-3 / 4)
     assert np.all(np.abs((est.mean - eff)[:2] / est.stderr[:2]) <= z_crit)
     assert abs(eff[1] - pop[1]) / est.stderr[1] >= z_crit + norm.ppf(0.99)

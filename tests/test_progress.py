@@ -57,22 +57,32 @@ def _read_all(fd, proc, timeout):
     return b"".join(chunks).decode(errors="replace")
 
 
-@pytest.mark.skipif(not hasattr(pty, "openpty") or sys.platform == "win32", reason="needs a pseudo-terminal")
-def test_worker_progress_reaches_the_terminal(tmp_path):
-    script = tmp_path / "run.py"
-    script.write_text(SCRIPT)
+def _run_on_a_terminal(argv, env=None, timeout=240):
+    """Everything ``argv`` wrote to a 24 x 160 pseudo-terminal (its stdin, stdout and stderr);
+    asserts a zero exit status."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 160, 0, 0))  # a terminal's size
-    proc = subprocess.Popen([sys.executable, str(script)], stdin=slave, stdout=slave, stderr=slave,
-                            start_new_session=True)
+    proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, start_new_session=True, env=env)
     os.close(slave)
     try:
-        text = _read_all(master, proc, timeout=240)
+        text = _read_all(master, proc, timeout=timeout)
         assert proc.wait(timeout=30) == 0, text[-3000:]
     finally:
         os.close(master)
         if proc.poll() is None:
             proc.kill()
+    return text
+
+
+needs_pty = pytest.mark.skipif(not hasattr(pty, "openpty") or sys.platform == "win32",
+                               reason="needs a pseudo-terminal")
+
+
+@needs_pty
+def test_worker_progress_reaches_the_terminal(tmp_path):
+    script = tmp_path / "run.py"
+    script.write_text(SCRIPT)
+    text = _run_on_a_terminal([sys.executable, str(script)])
     assert "results [0, 1, 2] display True" in text
     # step-level progress sent by the workers: a partial count of some item's 40 steps
     partial = [f"{k}/40" for k in range(1, 40)]
@@ -80,26 +90,15 @@ def test_worker_progress_reaches_the_terminal(tmp_path):
     assert "run:" in text and "3/3" in text  # the items bar reached the end
 
 
-@pytest.mark.skipif(not hasattr(pty, "openpty") or sys.platform == "win32", reason="needs a pseudo-terminal")
+@needs_pty
 def test_slr_shows_the_live_display_on_a_terminal(tmp_path):
     """The installed ``slr`` script on a terminal, two claims on two worker processes: the live
     display names the running items and counts them to the end; each finished item prints its line."""
     script = shutil.which("slr", path=str(Path(sys.executable).parent))
     if script is None:
         pytest.skip("the slr script is not installed next to this interpreter (pip install -e .)")
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 160, 0, 0))
-    proc = subprocess.Popen([script, "verify", "--quick", "--only", "zeta-closed-form,theorem1-oracle-general",
-                             "--jobs", "2", "--out", str(tmp_path)], stdin=slave, stdout=slave, stderr=slave,
-                            start_new_session=True, env=dict(os.environ, MPLBACKEND="Agg"))
-    os.close(slave)
-    try:
-        text = _read_all(master, proc, timeout=240)
-        assert proc.wait(timeout=30) == 0, text[-3000:]
-    finally:
-        os.close(master)
-        if proc.poll() is None:
-            proc.kill()
+    text = _run_on_a_terminal([script, "verify", "--quick", "--only", "zeta-closed-form,theorem1-oracle-general",
+                               "--jobs", "2", "--out", str(tmp_path)], env=dict(os.environ, MPLBACKEND="Agg"))
     assert "running: claim" in text and "slr: 100%" in text and "2/2" in text, text[-3000:]
     assert "pass     claim zeta-closed-form" in text and "pass     claim theorem1-oracle-general" in text
 

@@ -12,7 +12,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from theory.checks import check_integer, check_positive_real
-from theory.highdim import effective_drift
+from theory.highdim import effective_drift, task_scalars
 from theory.parameters import OVERLAP_NAMES, Overlaps
 
 from ..dynamics.flow import FlowTrajectory
@@ -25,16 +25,12 @@ EFFECTIVE_ODE = OdeOptions(method="LSODA", rtol=1e-8, atol=1e-10)
 
 
 def check_highdim_settings(problem, c, batch_size):
-    """(d, L, gamma, eps, alpha) of a scalar problem, or ValueError naming c, batch_size or d."""
+    """(d, L, gamma, eps, alpha) of a problem with scalar fields and d >= 4
+    (``theory.highdim.task_scalars``), or ValueError naming c, batch_size or the problem."""
     c = check_positive_real("c", c)
     check_integer("batch_size", batch_size, minimum=1)
-    fields = (problem.d, problem.L, problem.gamma, problem.eps)
-    if any(np.ndim(x) > 0 for x in fields):
-        raise ValueError(f"problem={problem!r} is not allowed: d, L, gamma, eps must be scalars")
-    d, L, gamma, eps = fields
-    if d < 4:
-        raise ValueError(f"problem.d={d!r} is not allowed: the effective ODE needs d >= 4")
-    return int(d), int(L), float(gamma), float(eps), c / d
+    d, L, gamma, eps = task_scalars(problem)
+    return d, L, gamma, eps, c / d
 
 
 def lam_of_tau(lam):
@@ -68,13 +64,13 @@ def effective_flow(problem, initial, *, c, batch_size, t_end, ode: OdeOptions = 
     ``c`` > 0, ``batch_size`` >= 1 (ValueError naming them). Integration failure raises
     RuntimeError. Components ordered as ``theory.parameters.OVERLAP_NAMES``. Each right-hand side
     costs one quadrature of the gradient moments (~10 ms)."""
-    d, L, gamma, eps, alpha = check_highdim_settings(problem, c, batch_size)
-    lam_t = lam_of_tau(problem.lam)
+    alpha = check_highdim_settings(problem, c, batch_size)[-1]
+    task, lam_t = problem.task, lam_of_tau(problem.lam)
     y0 = start_state(initial)
     t_end = check_positive_real("t_end", t_end)
 
     def rhs(t, y):
-        return effective_drift(d, L, gamma, eps, lam_t(t), y, alpha=alpha, batch_size=batch_size)
+        return effective_drift(task.with_lam(lam_t(t)), y, alpha=alpha, batch_size=batch_size)
 
     if not isinstance(ode, OdeOptions):
         raise ValueError(f"ode={ode!r} is not allowed: ode must be a numerics.OdeOptions")

@@ -25,7 +25,7 @@ import dataclasses
 import numpy as np
 from scipy.stats import halfnorm
 
-from theory.highdim import gradient_moments
+from theory.highdim import gradient_moments, task_scalars
 from theory.parameters import OVERLAP_NAMES, Overlaps
 
 from ..dynamics.flow import overlap_flow
@@ -52,10 +52,10 @@ class EscapePrediction:
     times: np.ndarray
 
 
-def _jacobian_on_m(d, L, gamma, lam, h=1e-6):
+def _jacobian_on_m(problem, h=1e-6):
     x0 = np.zeros(5)
     pts = np.array([x0 + h * e for e in np.eye(5)[:2]] + [x0 - h * e for e in np.eye(5)[:2]])
-    F = population_velocity(d, L, gamma, lam, pts)
+    F = population_velocity(problem, pts)
     return np.array([(F[0, :2] - F[2, :2]) / (2 * h), (F[1, :2] - F[3, :2]) / (2 * h)]).T
 
 
@@ -63,13 +63,12 @@ def escape_prediction(problem, *, c=None, batch_size=1, delta=0.05, quantiles=(0
                       t_max=500.0) -> EscapePrediction:
     """The prediction of the module docstring at constant ``problem.lam``; ``c`` None: the
     population flow (PGD at small step, no noise), else online SGD at alpha = c/d, batch B."""
-    d, L, gamma, eps = int(problem.d), int(problem.L), float(problem.gamma), float(problem.eps)
-    lam = float(problem.lam)
-    J = _jacobian_on_m(d, L, gamma, lam)
+    d = task_scalars(problem)[0]
+    J = _jacobian_on_m(problem)
     alpha, noise = 0.0, 0.0
     if c is not None:
-        d, L, gamma, eps, alpha = check_highdim_settings(problem, c, batch_size)
-        m = gradient_moments(d, L, gamma, eps, lam, (0.0,) * 5, check=False)
+        alpha = check_highdim_settings(problem, c, batch_size)[-1]
+        m = gradient_moments(problem, (0.0,) * 5, check=False)
         gk, gv = m.grad_k, m.grad_v
         n_k = gk @ gk + (m.s_kk - gk @ gk) / batch_size
         n_v = gv @ gv + (m.s_vv - gv @ gv) / batch_size

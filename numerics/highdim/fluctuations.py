@@ -25,7 +25,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from theory.checks import check_positive_real
-from theory.highdim import frame_coordinates, gradient_moments, second_order_drift
+from theory.highdim import frame_coordinates, gradient_moments, problem_scalars, second_order_drift
 from theory.risk import risk_grad_from_arrays
 
 from ..dynamics.ode import OdeOptions
@@ -41,10 +41,11 @@ CLOSURE_ODE = OdeOptions(method="LSODA", rtol=1e-7, atol=1e-10)
 _IU = np.triu_indices(5)
 
 
-def population_velocity(d, L, gamma, lam, X):
-    """F at the rows of X (n, 5) by the closed form (``numerics.flow_velocity``)."""
+def population_velocity(problem, X):
+    """F of the ``theory.Problem`` ``problem`` (scalar fields) at the rows of X (n, 5) by the
+    closed form (``numerics.flow_velocity``)."""
     X = np.atleast_2d(X)
-    grads = risk_grad_from_arrays(d, L, gamma, 0.0, lam, *X.T)
+    grads = risk_grad_from_arrays(*problem_scalars(problem), *X.T)
     return np.array(flow_velocity(*X.T, *grads), dtype=float).T
 
 
@@ -66,18 +67,19 @@ def increment_covariance(moments, overlaps) -> np.ndarray:
     return ell @ cov @ ell.T
 
 
-def moment_closure_rhs(d, L, gamma, eps, lam, z, *, alpha, batch_size):
-    """d/dtau of z = (x (5), upper triangle of Sigma (15)) (module docstring)."""
+def moment_closure_rhs(problem, z, *, alpha, batch_size):
+    """d/dtau of z = (x (5), upper triangle of Sigma (15)) (module docstring) for the
+    ``theory.Problem`` ``problem`` (scalar fields, d >= 4)."""
     x = z[:5]
     Sigma = np.zeros((5, 5))
     Sigma[_IU] = z[5:]
     Sigma = Sigma + np.triu(Sigma, 1).T
-    m = gradient_moments(d, L, gamma, eps, lam, tuple(x), check=False)
+    m = gradient_moments(problem, tuple(x), check=False)
     w, U = np.linalg.eigh(Sigma)
     spread = U * np.sqrt(np.maximum(w, 0.0))          # columns sigma_k u_k
     h = _JAC_STEP * np.eye(5)
     points = np.vstack([x, x + spread.T, x - spread.T, x + h, x - h])
-    F = population_velocity(d, L, gamma, lam, points)
+    F = population_velocity(problem, points)
     F0 = F[0]
     curvature = 0.5 * np.sum(F[1:6] + F[6:11] - 2.0 * F0, axis=0)
     J = ((F[11:16] - F[16:21]) / (2.0 * _JAC_STEP)).T
@@ -104,11 +106,11 @@ def moment_closure_flow(problem, initial, *, c, batch_size, t_end, ode: OdeOptio
     """Integrate the mean and covariance equations (module docstring) from a deterministic start
     (Sigma = 0); arguments and checks as ``effective_flow`` (lambda a number or a callable of tau).
     Integration failure raises RuntimeError."""
-    d, L, gamma, eps, alpha = check_highdim_settings(problem, c, batch_size)
-    lam_t = lam_of_tau(problem.lam)
+    alpha = check_highdim_settings(problem, c, batch_size)[-1]
+    task, lam_t = problem.task, lam_of_tau(problem.lam)
     y0 = np.concatenate([start_state(initial), np.zeros(15)])
     t_end = check_positive_real("t_end", t_end)
-    sol = solve_ivp(lambda t, z: moment_closure_rhs(d, L, gamma, eps, lam_t(t), z, alpha=alpha,
+    sol = solve_ivp(lambda t, z: moment_closure_rhs(task.with_lam(lam_t(t)), z, alpha=alpha,
                                                     batch_size=batch_size),
                     (0.0, t_end), y0, **ode.kwargs(), t_eval=t_eval)
     if sol.status < 0:

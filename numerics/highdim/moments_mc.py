@@ -16,7 +16,7 @@ import dataclasses
 import numpy as np
 
 from theory.checks import check_integer
-from theory.highdim import frame_coordinates
+from theory.highdim import frame_coordinates, problem_scalars
 
 from ..sgd.full import minibatch_loss_grad
 
@@ -45,9 +45,10 @@ def _per_sample(X, Y, k, v, lam):
                             np.sum(pk * pv, axis=1), r2])
 
 
-def gradient_moments_mc(d, L, gamma, eps, lam, overlaps, *, n: int, rng) -> MomentsEstimate:
-    """Monte Carlo estimate of the per-sample gradient moments (module docstring); cost ~ n L d."""
-    d = check_integer("d", d, minimum=4)
+def gradient_moments_mc(problem, overlaps, *, n: int, rng) -> MomentsEstimate:
+    """Monte Carlo estimate of the per-sample gradient moments (module docstring) of the
+    ``theory.Problem`` ``problem`` (scalar fields, d >= 4) at ``overlaps``; cost ~ n L d."""
+    d, L, gamma, eps, lam = problem_scalars(problem)
     n = check_integer("n", n, minimum=2)
     k4, v4 = frame_coordinates(*(float(x) for x in overlaps))
     k, v = np.zeros(d), np.zeros(d)

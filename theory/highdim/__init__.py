@@ -2,7 +2,8 @@
 effective drift of the five overlaps (docs/math/highdim.md)."""
 
 from .drift import effective_drift, population_drift, second_order_drift
-from .moments import GradientMoments, gradient_moments
+from .moments import GradientMoments, gradient_moments, problem_scalars, task_scalars
 from .token_moments import frame_coordinates, token_moments
 
-__all__ = ["effective_drift", "population_drift", "second_order_drift", "GradientMoments", "gradient_moments", "frame_coordinates", "token_moments"]
+__all__ = ["effective_drift", "population_drift", "second_order_drift", "GradientMoments", "gradient_moments", "problem_scalars", "task_scalars",
+           "frame_coordinates", "token_moments"]

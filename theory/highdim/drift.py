@@ -45,11 +45,12 @@ def second_order_drift(moments: GradientMoments, overlaps, batch_size) -> np.nda
                      m - 0.5 * rho * (n_k + n_v)])
 
 
-def effective_drift(d, L, gamma, eps, lam, overlaps, *, alpha, batch_size, step=0.2) -> np.ndarray:
-    """F(x) + alpha D(x) (module docstring) at the overlaps x = (kappa, nu, theta, eta, rho);
-    alpha = 0 gives the population flow. Holds for d >= 4, B >= 1."""
+def effective_drift(problem, overlaps, *, alpha, batch_size, step=0.2) -> np.ndarray:
+    """F(x) + alpha D(x) (module docstring) of the ``theory.Problem`` ``problem`` (scalar fields,
+    d >= 4) at the overlaps x = (kappa, nu, theta, eta, rho); alpha = 0 gives the population flow.
+    Holds for B >= 1."""
     overlaps = tuple(float(x) for x in overlaps)
-    m = gradient_moments(d, L, gamma, eps, lam, overlaps, step=step, check=False)
+    m = gradient_moments(problem, overlaps, step=step, check=False)
     out = population_drift(m, overlaps)
     if alpha != 0:
         out = out + alpha * second_order_drift(m, overlaps, batch_size)

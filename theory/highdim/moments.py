@@ -28,9 +28,10 @@ import dataclasses
 
 import numpy as np
 
+from ..parameters import Task
 from .token_moments import frame_coordinates, token_moments
 
-__all__ = ["GradientMoments", "gradient_moments"]
+__all__ = ["GradientMoments", "gradient_moments", "problem_scalars", "task_scalars"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -104,6 +105,28 @@ def _combine(inf, noise, L, eps2, trace):
     return grad["a"], grad["b"], s_kk, s_vv, s_kv, risk, frame
 
 
+def task_scalars(task):
+    """(d, L, gamma, eps) of a ``theory.Task`` (or ``Problem``, ``numerics.ScheduledProblem``) with
+    scalar fields and d >= 4 (the frame (k*, v*, f3, f4) needs four dimensions), or ValueError."""
+    if not isinstance(task, Task):
+        raise ValueError(f"problem={task!r} is not allowed: need a theory.Problem (or a Task with a lambda)")
+    fields = (task.d, task.L, task.gamma, task.eps)
+    if any(np.ndim(x) > 0 for x in fields):
+        raise ValueError(f"problem={task!r} is not allowed: d, L, gamma, eps must be scalars")
+    if task.d < 4:
+        raise ValueError(f"problem.d={task.d!r} is not allowed: the high-dimensional routes need d >= 4")
+    return int(task.d), int(task.L), float(task.gamma), float(task.eps)
+
+
+def problem_scalars(problem):
+    """(d, L, gamma, eps, lam) of a ``theory.Problem`` as ``task_scalars``, with lam one number."""
+    fields = task_scalars(problem)
+    lam = getattr(problem, "lam", None)
+    if lam is None or callable(lam) or np.ndim(lam) > 0:
+        raise ValueError(f"problem.lam={lam!r} is not allowed: need one number lambda (a theory.Problem)")
+    return (*fields, float(lam))
+
+
 def _moments(d, L, gamma, eps, lam, overlaps, step):
     k, v = frame_coordinates(*overlaps)
     s = np.sqrt(d / 2.0)
@@ -112,17 +135,16 @@ def _moments(d, L, gamma, eps, lam, overlaps, step):
     return _combine(informative, noise, L, eps * eps, d - 4.0)
 
 
-def gradient_moments(d, L, gamma, eps, lam, overlaps, *, step: float = 0.2,
-                     check: bool = True) -> GradientMoments:
-    """The per-sample gradient moments (module docstring) at ``overlaps`` = (kappa, nu, theta,
-    eta, rho), scalars, for d >= 4. ``step``: the trapezoid step of the quadrature along the gate
-    direction; with ``check`` the result is compared with step ``step``/2 for ``abserr``
-    (otherwise abserr is NaN: the ODE's right-hand side skips the comparison)."""
-    if not (isinstance(d, (int, float, np.integer, np.floating)) and d >= 4):
-        raise ValueError(f"d={d!r} is not allowed: the gradient moments need d >= 4")
-    fine = _moments(float(d), int(L), float(gamma), float(eps), float(lam), overlaps, step)
+def gradient_moments(problem, overlaps, *, step: float = 0.2, check: bool = True) -> GradientMoments:
+    """The per-sample gradient moments (module docstring) of the ``theory.Problem`` ``problem``
+    (scalar fields, d >= 4) at ``overlaps`` = (kappa, nu, theta, eta, rho), scalars. ``step``: the
+    trapezoid step of the quadrature along the gate direction; with ``check`` the result is
+    compared with step ``step``/2 for ``abserr`` (otherwise abserr is NaN: the ODE's right-hand
+    side skips the comparison)."""
+    d, L, gamma, eps, lam = problem_scalars(problem)
+    fine = _moments(float(d), L, gamma, eps, lam, overlaps, step)
     if not check:
         return GradientMoments(*fine[:6], abserr=float("nan"), frame_second=fine[6])
-    coarse = _moments(float(d), int(L), float(gamma), float(eps), float(lam), overlaps, 0.5 * step)
+    coarse = _moments(float(d), L, gamma, eps, lam, overlaps, 0.5 * step)
     err = max(float(np.max(np.abs(np.atleast_1d(f) - np.atleast_1d(c)))) for f, c in zip(fine, coarse))
     return GradientMoments(*fine[:6], abserr=err, frame_second=fine[6])

@@ -25,16 +25,15 @@ def one_step_cases(n_runs, rng):
     """For each case: (z of the effective drift, z of the population flow alone, alpha |D| / stderr)
     for kappa and nu."""
     from numerics.highdim import one_step_increment_mc
-    from theory import Problem
+    from theory import PAPER_GAMMA, PAPER_L, Problem
     from theory.highdim import effective_drift
 
     out = []
     for (fields, state, c, B), child in zip(_CASES, rng.spawn(len(_CASES))):
-        problem = Problem(L=10, gamma=np.sqrt(0.5), eps=0.1, **fields)
+        problem = Problem(L=PAPER_L, gamma=PAPER_GAMMA, eps=0.1, **fields)
         est = one_step_increment_mc(problem, state, c=c, batch_size=B, n_runs=n_runs, rng=child)
-        args = (problem.d, 10, np.sqrt(0.5), 0.1, fields["lam"], state)
-        eff = effective_drift(*args, alpha=c / problem.d, batch_size=B)
-        pop = effective_drift(*args, alpha=0.0, batch_size=B)
+        eff = effective_drift(problem, state, alpha=c / problem.d, batch_size=B)
+        pop = effective_drift(problem, state, alpha=0.0, batch_size=B)
         for i in _COMPONENTS:
             se = est.stderr[i]
             out.append(((est.mean[i] - eff[i]) / se, (est.mean[i] - pop[i]) / se, abs(eff[i] - pop[i]) / se))
@@ -82,11 +81,11 @@ def closure_against_sgd(n_runs, t_end, rng):
     ODE without fluctuations: (z closure, z plain) per time and component."""
     from numerics import online_sgd_reduced
     from numerics.highdim import effective_flow, moment_closure_flow
-    from theory import Overlaps, Problem
+    from theory import PAPER_GAMMA, PAPER_L, Overlaps, Problem
 
     f = _CLOSURE
     d, c, B = f["d"], f["c"], f["batch_size"]
-    problem = Problem(d=d, L=10, gamma=np.sqrt(0.5), eps=0.1, lam=f["lam_bar"] / np.sqrt(d / 2.0))
+    problem = Problem(d=d, L=PAPER_L, gamma=PAPER_GAMMA, eps=0.1, lam=f["lam_bar"] / np.sqrt(d / 2.0))
     n = int(round(t_end * d / c))
     start = Overlaps(**{k: np.full(n_runs, x) for k, x in zip(("kappa", "nu", "theta", "eta", "rho"), f["start"])})
     run = online_sgd_reduced(problem, start, alpha=c / d, n_steps=n, batch_size=B, rng=rng, log_every=n // 4)
