@@ -21,8 +21,7 @@ def test_per_run_drift_keeps_M_and_adds_order_c():
     x = np.array([0.8, 0.9, 0.0, 0.0, 0.0])
     G = per_run_drift(PROBLEM, x, c=0.5, batch_size=1)
     assert np.all(np.abs(G[2:]) <= 1e-12 * np.max(np.abs(G)))
-    args = (D, 10, GAMMA, 0.1, PROBLEM.lam, tuple(x))
-    extra = [per_run_drift(PROBLEM, x, c=c, batch_size=1) - effective_drift(*args, alpha=c / D, batch_size=1)
+    extra = [per_run_drift(PROBLEM, x, c=c, batch_size=1) - effective_drift(PROBLEM, x, alpha=c / D, batch_size=1)
              for c in (0.02, 0.01)]
     ratio = extra[0][:2] / extra[1][:2]
     assert np.all(np.abs(ratio - 2.0) <= 2.0 * 0.35 * 0.02 * 2), ratio

@@ -119,8 +119,9 @@ def aligned_fixed_point(problem, *, c, batch_size, start=(0.99, 0.99)) -> Aligne
 
 def fixed_point_branch(problem, c_values, *, batch_size, start=(0.99, 0.99), max_halvings=6) -> list:
     """The aligned fixed points at the increasing ``c_values`` by continuation (each solve starts from
-    the previous fixed point; a failed solve is retried through up to ``max_halvings`` intermediate
-    steps). The list stops where the branch is lost (shorter than ``c_values`` then)."""
+    the previous fixed point; a failed solve is retried through 2, 4, ... intermediate steps, up to
+    ``max_halvings`` times; for the first c, from ``start`` through c/2, c/4, ...). The list stops
+    where the branch is lost (shorter than ``c_values`` then)."""
     c_values = [check_positive_real("c_values", c) for c in c_values]
     if any(b <= a for a, b in zip(c_values, c_values[1:])):
         raise ValueError(f"c_values={c_values!r} is not allowed: they must increase")
@@ -134,10 +135,9 @@ def fixed_point_branch(problem, c_values, *, batch_size, start=(0.99, 0.99), max
                     point = (fp.kappa, fp.nu)
                 break
             except RuntimeError:
-                if prev_c is None:
-                    return out
                 n = 2 * len(ladder)
-                ladder = [prev_c + (c - prev_c) * (i + 1) / n for i in range(n)]
+                ladder = ([c * 2.0 ** (i - n) for i in range(1, n + 1)] if prev_c is None
+                          else [prev_c + (c - prev_c) * (i + 1) / n for i in range(n)])
         else:
             return out
         out.append(fp)
@@ -165,7 +165,10 @@ def critical_step(problem, *, batch_size, c_start=0.1, c_max=100.0, factor=1.5,
     relative accuracy ``c_tol``. RuntimeError if still stable at c_max."""
     c_start, c_max, c_tol, factor = (check_positive_real(n, v) for n, v in (
         ("c_start", c_start), ("c_max", c_max), ("c_tol", c_tol), ("factor", factor)))
-    last = aligned_fixed_point(problem, c=c_start, batch_size=batch_size)
+    first = fixed_point_branch(problem, [c_start], batch_size=batch_size)
+    if not first:
+        raise RuntimeError(f"no aligned fixed point found at c_start={c_start}")
+    last = first[0]
     if not last.stable:
         raise ValueError(f"c_start={c_start!r} is not allowed: the fixed point is already unstable there")
     c, ratio = c_start, factor

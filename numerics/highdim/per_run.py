@@ -52,12 +52,11 @@ class FastMode:
 
 
 def _velocity(problem, X):
-    return population_velocity(int(problem.d), int(problem.L), float(problem.gamma), float(problem.lam), X)
+    return population_velocity(problem, X)
 
 
 def _moments(problem, x):
-    return gradient_moments(int(problem.d), int(problem.L), float(problem.gamma), float(problem.eps),
-                            float(problem.lam), tuple(float(v) for v in x), check=False)
+    return gradient_moments(problem, tuple(float(v) for v in x), check=False)
 
 
 def _jacobian(problem, x):
