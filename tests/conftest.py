@@ -1,3 +1,7 @@
+import contextlib
+import dataclasses
+import io
+
 import mpmath
 import numpy as np
 import pytest
@@ -28,11 +32,88 @@ def agg_backend(monkeypatch):
 
 
 @pytest.fixture(scope="session")
-def quick_claim():
+def quick_outputs(tmp_path_factory):
+    """One output folder for the session's quick runs: the figures' cache entries made there are
+    read by the claims that declare them (as in ``slr reproduce``)."""
+    from figures.paths import OutputPaths
+
+    return OutputPaths.resolve(tmp_path_factory.mktemp("quick-outputs"))
+
+
+@dataclasses.dataclass(frozen=True)
+class QuickFigures:
+    paths: object
+    outcomes: dict
+
+    def data(self, name):
+        """The cached quick-mode data of recipe ``name`` (as its plot receives them)."""
+        from figures.cache import DataCache
+        from figures.registry import discover_recipes
+        from figures.runner import cache_entry
+
+        recipe = next(r for r in discover_recipes() if r.name == name)
+        return DataCache(self.paths.cache).load(*cache_entry(recipe, recipe.params(True), True)).data
+
+
+@pytest.fixture(scope="session")
+def quick_figures(quick_outputs):
+    """Every recipe run once in quick mode (``run_recipes`` on up to 2 workers) into
+    ``quick_outputs``; the tests that only read a recipe's outcome, files or data share it."""
+    import matplotlib
+
+    from figures.registry import discover_recipes
+    from figures.runner import run_recipes
+    from numerics.pool import available_cores
+
+    matplotlib.use("Agg")
+    recipes = discover_recipes()
+    outcomes = run_recipes(recipes, paths=quick_outputs, quick=True, echo=lambda *a: None,
+                           jobs=min(2, available_cores()))
+    return QuickFigures(quick_outputs, {r.name: o for r, o in zip(recipes, outcomes)})
+
+
+@dataclasses.dataclass(frozen=True)
+class QuickVerification:
+    exit_status: int
+    stdout: str
+    results: dict
+
+
+@pytest.fixture(scope="session")
+def quick_verification(request, quick_outputs):
+    """``slr verify --quick`` of every claim, run once (after the quick figures, whose cached data
+    the claims that declare them read): its exit status, its standard output and each claim's
+    result."""
+    from figures import cli
+
+    request.getfixturevalue("quick_figures")
+    captured = {}
+    verify_done = cli._verify_done
+
+    def keep(results, *args, **kwargs):
+        captured.update((r.claim_id, r) for r in results)
+        return verify_done(results, *args, **kwargs)
+
+    out = io.StringIO()
+    with pytest.MonkeyPatch.context() as mp, contextlib.redirect_stdout(out):
+        mp.setattr(cli, "_verify_done", keep)
+        status = cli.main(["verify", "--quick", "--out", str(quick_outputs.out)])
+    return QuickVerification(status, out.getvalue(), captured)
+
+
+_FULL_VERIFY_TEST = "test_verify.py::test_slr_verify_quick_passes_and_writes_reports"
+
+
+@pytest.fixture(scope="session")
+def quick_claim(request):
     """``quick_claim(claim_id)``: the claim's quick-mode result at seed 0, computed once per session
-    and shared by the tests that only read it."""
+    and shared by the tests that only read it. When the session runs ``slr verify --quick`` of
+    every claim anyway (tests/test_verify.py), the results are that run's; otherwise (a few tests
+    selected, as the mutation campaign does) each claim is run alone when first asked for."""
     from figures.verify import discover_claims
 
+    if any(item.nodeid.endswith(_FULL_VERIFY_TEST) for item in request.session.items):
+        return request.getfixturevalue("quick_verification").results.__getitem__
     claims = {c.claim_id: c for c in discover_claims()}
     cache = {}
 

@@ -4,10 +4,9 @@ import numpy as np
 import pytest
 
 from figures.cache import DataCache
-from figures.paths import OutputPaths
 from figures.printcheck import print_problems
 from figures.registry import discover_recipes
-from figures.runner import cache_entry, progress_factory, run_recipes
+from figures.runner import cache_entry
 from figures.style import figure_style
 
 RECIPES = discover_recipes()
@@ -21,11 +20,12 @@ def test_the_first_recipes_are_registered():
 
 
 @pytest.mark.parametrize("recipe", RECIPES, ids=lambda r: r.name)
-def test_recipe_quick_run(recipe, tmp_path):
-    paths = OutputPaths.resolve(tmp_path / "out")
+def test_recipe_quick_run(recipe, quick_figures):
+    # The session's one quick run of every recipe into an empty folder (tests/conftest.py).
+    paths = quick_figures.paths
     params = recipe.params(True)
     skip = recipe.skip_reason(params) if recipe.skip_reason else None
-    (outcome,) = run_recipes([recipe], paths=paths, quick=True, echo=lambda *a: None)
+    outcome = quick_figures.outcomes[recipe.name]
     if skip:
         assert outcome.status == "skipped" and outcome.reason == skip
         pytest.skip(f"the recipe cannot compute on this machine: {skip}")
@@ -42,13 +42,8 @@ def test_recipe_quick_run(recipe, tmp_path):
         assert print_problems(fig) == []
 
 
-def _quick_data(name):
-    recipe = next(r for r in RECIPES if r.name == name)
-    return recipe.compute(recipe.params(True), np.random.default_rng(0), progress_factory(False)), recipe.params(True)
-
-
-def test_phase_portrait_data_shows_the_fixed_points_on_m():
-    data, p = _quick_data("phase_portrait")
+def test_phase_portrait_data_shows_the_fixed_points_on_m(quick_figures):
+    data = quick_figures.data("phase_portrait")
     kinds = dict(zip(map(tuple, data["fixed_points"]), data["fixed_kind"]))
     assert kinds[(0.0, 0.0)] == "saddle"
     assert kinds[(1.0, 1.0)] == kinds[(-1.0, -1.0)] == "stable node"
@@ -62,8 +57,8 @@ def test_phase_portrait_data_shows_the_fixed_points_on_m():
     assert np.max(data["pgd_distance_to_M"]) < 1e-12
 
 
-def test_risk_routes_residuals_are_consistent_with_the_data():
-    data, p = _quick_data("risk_routes")
+def test_risk_routes_residuals_are_consistent_with_the_data(quick_figures):
+    data = quick_figures.data("risk_routes")
     for i in (0, 1):
         np.testing.assert_allclose(data[f"mc_residual_{i}"] * data[f"mc_stderr_{i}"],
                                    data[f"mc_{i}"] - data[f"closed_points_{i}"], rtol=1e-12, atol=1e-15)

@@ -7,7 +7,6 @@ import matplotlib
 import numpy as np
 import pytest
 
-from figures.paths import OutputPaths
 from figures.registry import discover_recipes
 from figures.runner import run_recipes
 
@@ -15,19 +14,15 @@ EPS = np.finfo(float).eps
 
 
 @pytest.fixture(scope="module")
-def quick_runs(tmp_path_factory):
-    """Each recipe run once in quick mode; returns {name: (recipe, params, data, paths)}."""
-    matplotlib.use("Agg")
-    paths = OutputPaths.resolve(tmp_path_factory.mktemp("sgd_figures") / "out")
-    recipes = [r for r in discover_recipes() if r.name in ("training_online_sgd", "sgd_vs_flow")]
-    outcomes = run_recipes(recipes, paths=paths, quick=True, echo=lambda *a: None)
+def quick_runs(quick_figures):
+    """Each recipe's quick run (the session's one run of every recipe); returns
+    {name: (recipe, params, data, paths)}."""
     runs = {}
-    for recipe, outcome in zip(recipes, outcomes):
-        assert outcome.status == "computed", outcome.reason
-        p = recipe.params(True)
-        with np.load(paths.cache / f"{recipe.name}-quick.npz") as npz:
-            data = {k: npz[k] for k in npz.files}
-        runs[recipe.name] = (recipe, p, data, paths)
+    for recipe in discover_recipes():
+        if recipe.name in ("training_online_sgd", "sgd_vs_flow"):
+            outcome = quick_figures.outcomes[recipe.name]
+            assert outcome.status == "computed", outcome.reason
+            runs[recipe.name] = (recipe, recipe.params(True), quick_figures.data(recipe.name), quick_figures.paths)
     return runs
 
 

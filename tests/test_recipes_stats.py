@@ -1,14 +1,13 @@
-"""The risk_vs_d and oracle_stability recipes: quick runs into a temporary folder, and their data
-is consistent with the theory it draws (caching itself is tested in test_figures_cache.py)."""
+"""The risk_vs_d and oracle_stability recipes: their quick-run data (the session's one run of every
+recipe, whose files tests/test_figures_recipes.py checks) is consistent with the theory it draws
+(caching itself is tested in test_figures_cache.py)."""
 
 import math
 
 import numpy as np
 import pytest
 
-from figures.paths import OutputPaths
 from figures.registry import discover_recipes
-from figures.runner import progress_factory, run_recipes
 
 EPS64 = np.finfo(float).eps
 RECIPES = {r.name: r for r in discover_recipes()}
@@ -17,23 +16,13 @@ RECIPES = {r.name: r for r in discover_recipes()}
 pytestmark = pytest.mark.usefixtures("agg_backend")
 
 
-def quick_data(name):
-    recipe = RECIPES[name]
-    params = recipe.params(True)
-    return recipe.compute(params, np.random.default_rng(0), progress_factory(False)), params
+@pytest.fixture
+def quick_data(quick_figures):
+    """(data, params) of a recipe's quick run, from the session's one run of every recipe."""
+    return lambda name: (quick_figures.data(name), RECIPES[name].params(True))
 
 
-@pytest.mark.parametrize("name", ["risk_vs_d", "oracle_stability"])
-def test_quick_run_writes_figures(name, tmp_path):
-    paths = OutputPaths.resolve(tmp_path / "out")
-    (first,) = run_recipes([RECIPES[name]], paths=paths, quick=True, echo=lambda *a: None)
-    assert first.status == "computed", first.reason
-    png, pdf = paths.figure_files(name)
-    assert png.stat().st_size > 1000 and pdf.read_bytes()[:5] == b"%PDF-"
-    assert RECIPES[name].params(True) != RECIPES[name].params(False)
-
-
-def test_risk_vs_d_data_is_consistent():
+def test_risk_vs_d_data_is_consistent(quick_data):
     from theory.corollary2 import fit_slope, log_deviation_bound
 
     data, p = quick_data("risk_vs_d")
@@ -62,7 +51,7 @@ def test_risk_vs_d_data_is_consistent():
     assert np.all(data["oracle_mc_stderr"] > 0)
 
 
-def test_oracle_stability_data_changes_sign_at_lambda_c():
+def test_oracle_stability_data_changes_sign_at_lambda_c(quick_data):
     data, p = quick_data("oracle_stability")
     lam = data["lam"]
     for mu, lam_c in zip(data["mu_block"], data["lam_c_curves"]):

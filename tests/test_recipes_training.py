@@ -37,13 +37,10 @@ def _module(name):
 
 
 @pytest.fixture(scope="module")
-def quick_data():
-    out = {}
-    for name in MODULES:
-        m = _module(name)
-        p = m.params(True)
-        out[name] = (m.compute(p, np.random.default_rng(m.SEED), progress_factory(False)), p)
-    return out
+def quick_data(quick_figures):
+    """(data, params) of each training recipe's quick run: the session's one run of every recipe
+    (seeded by the recipe's SEED, as ``compute`` is here)."""
+    return {name: (quick_figures.data(name), _module(name).params(True)) for name in MODULES}
 
 
 def test_recipes_are_registered_and_the_helper_is_not():

@@ -108,11 +108,12 @@ def test_registered_claims_cover_the_paper_items():
     assert set(PAPER_ITEMS) <= set(ids)
 
 
-def test_slr_verify_quick_passes_and_writes_reports(tmp_path, capsys):
-    assert main(["verify", "--quick", "--out", str(tmp_path)]) == 0
-    out = capsys.readouterr().out
-    payload = json.loads((tmp_path / "quick" / "verification.json").read_text())   # quick outputs apart
-    md = (tmp_path / "quick" / "verification.md").read_text()
+def test_slr_verify_quick_passes_and_writes_reports(quick_verification, quick_outputs):
+    # The session's one ``slr verify --quick --out <folder>`` of every claim (tests/conftest.py).
+    assert quick_verification.exit_status == 0
+    out = quick_verification.stdout
+    payload = json.loads((quick_outputs.out / "quick" / "verification.json").read_text())   # quick outputs apart
+    md = (quick_outputs.out / "quick" / "verification.md").read_text()
     statuses = {c["claim_id"]: c["status"] for c in payload["claims"]}
     assert set(statuses) == {c.claim_id for c in discover_claims()}
     assert all(s == "pass" for s in statuses.values()), statuses
