@@ -77,7 +77,7 @@ def highdim_escape_time(quick: bool, rng) -> Check:
                f"{_RUNS[quick]} runs): the paper's init-on-M experiment and lambda = 1/s at d = 10^2, 10^3, 10^4 "
                "(alpha = 4e-3); median first-aligned time (delta = 0.05) against "
                "numerics.highdim.escape_prediction",
-        z_scores=z, alpha=_FAMILY,
+        z_scores=z, z_crit=z_crit,
         measured_text=(f"init on M: predicted {paper[1] / 4e-3:,.0f} steps, measured median "
                        f"{paper[2] / 4e-3:,.0f}; slope in log d {slope:.3f} +- {slope_se:.3f}, predicted {slope_pred:.3f} "
                        f"(1/(2 mu) = {1 / (2 * sweep[-1][4]):.3f})"),

@@ -75,7 +75,7 @@ def highdim_largest_step(quick: bool, rng) -> Check:
                "from the predicted fixed point, final kappa, nu, s^2 theta^2 against "
                "numerics.highdim.aligned_fixed_point; at 0.8 and 1.25 c_crit from (0.9, 0.9) on M, final nu "
                "against the branch's end",
-        z_scores=z, alpha=_FAMILY, m=m,
+        z_scores=z, z_crit=z_crit,
         measured_text=(f"c_crit = {crit.c_crit:.2f} ({crit.kind}); at c = {_C_FIXED:g}: predicted (kappa*, nu*) = "
                        f"({fp.kappa:.4f}, {fp.nu:.4f}), s^2 Var(theta) = {fp.s2_theta_variance:.3f}; measured "
                        f"({np.mean(at_fixed['kappa']):.4f}, {np.mean(at_fixed['nu']):.4f}), "
