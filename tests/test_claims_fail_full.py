@@ -223,6 +223,9 @@ CORRUPTIONS = {
     "highdim-fluctuation-closure": patch("numerics.highdim.fluctuations.increment_covariance", scale(0.0)),
     # the correction alpha D dropped: the effective ODE is the population flow, the bound ratio >= 1 > 0.5
     "highdim-paper-sgd": patch("theory.highdim.drift.second_order_drift", scale(0.0)),
+    # the fast mode's variance halved in the drift of one run: at c = 2 the fixed point moves by ~0.1
+    "highdim-largest-step": patch("numerics.highdim.per_run.fast_mode", lambda f: (
+        lambda *a, **k: dataclasses.replace(f(*a, **k), variance=0.5 * f(*a, **k).variance))),
 }
 
 # Claims whose quick-mode failing test is here (the others have one in their own test module).
