@@ -11,11 +11,13 @@ end-to-end times, side by side in one run, each with the machine's load.
 - ``--reproduce``: cold ``slr reproduce`` (empty output folder) wall and CPU time of the child,
   then ``slr verify`` in the same folder (figures cached: the claims that read a figure's data
   load it);
-- ``--pytest``: the default ``python -m pytest`` wall and CPU time.
+- ``--pytest``: the default ``python -m pytest`` wall and CPU time;
+- ``--sgd-profile``: where a reduced-SGD run-step goes (the token normals drawn by NumPy per block
+  size and by numba in the compiled loop; erf per value).
 Costs are process CPU time per run-step (best of ``--repeat``), after one warm-up call (which
 loads or compiles the kernels). On a shared machine CPU time is inflated by contention for the
 cores' caches and shared units, so the load average before and after each item is printed.
-Run from the repository root:  python benchmarks/bench_kernels.py [--reproduce] [--pytest]
+Run from the repository root:  python benchmarks/bench_kernels.py [--reproduce] [--pytest] [--sgd-profile]
 """
 
 import os
@@ -105,6 +107,42 @@ def per_step_table(repeat, quick):
           f"{kw['numpy']:.0f} ns ({kw['numpy'] / kw['kernel']:.1f}x) [{before} -> {load()}]", flush=True)
 
 
+def sgd_profile(repeat):
+    """Where a reduced-SGD run-step goes (paper settings, one run): the 4 B L = 200 token normals
+    per step drawn by NumPy in blocks of steps (the reference route) and by numba inside a compiled
+    loop (the kernel route, same numbers), and erf per value (the kernels' erf_poly, libm's)."""
+    import math
+
+    import numba
+
+    from numerics.kernels.erf_poly import erf_poly, erf_table
+
+    @numba.njit
+    def draw_in_kernel(gen, out):
+        for i in range(out.size):
+            out.flat[i] = gen.standard_normal()
+
+    @numba.njit
+    def erf_loop(xs, out, table, poly):
+        for i in range(xs.size):
+            out[i] = erf_poly(xs[i], table) if poly else math.erf(xs[i])
+
+    gen, steps = np.random.Generator(np.random.SFC64(0)), 20_000
+    print(f"Reduced SGD, paper settings, per run-step (best of {repeat}) [{load()}]:")
+    for floats in (2**13, 2**17, 2**21):
+        n = floats // 208  # 4 B L + B + 3 = 208 numbers per step
+        out = np.empty((n, 4, 50))
+        us = cpu_per_unit(lambda: gen.standard_normal(out=out), n, repeat)
+        print(f"- NumPy draws the 200 token normals, blocks of {floats} floats ({n} steps): {us:.2f} us")
+    out = np.empty((steps, 4, 50))
+    print(f"- numba draws them in the compiled loop: {cpu_per_unit(lambda: draw_in_kernel(gen, out), steps, repeat):.2f} us")
+    xs, res, table = np.random.default_rng(0).standard_normal(10**6) * 2.0, np.empty(10**6), erf_table()
+    for poly, name in ((True, "erf_poly"), (False, "libm erf")):
+        ns = cpu_per_unit(lambda: erf_loop(xs, res, table, poly), xs.size, repeat) * 1e3
+        print(f"- {name}: {ns:.1f} ns per value, x ~ N(0, 4) ({50 * ns / 1e3:.2f} us for the step's 50 gates)")
+    print(f"  [{load()}]", flush=True)
+
+
 def timed_child(cmd, label):
     before = load()
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -124,9 +162,12 @@ def main():
     parser.add_argument("--quick", action="store_true", help="10x fewer steps")
     parser.add_argument("--reproduce", action="store_true", help="time a cold `slr reproduce`")
     parser.add_argument("--pytest", action="store_true", help="time the default test suite")
+    parser.add_argument("--sgd-profile", action="store_true", help="where a reduced-SGD run-step goes")
     args = parser.parse_args()
     print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {platform.machine()}, "
           f"Python {platform.python_version()}, numpy {np.__version__}, {os.cpu_count()} cores, {load()}")
+    if args.sgd_profile:
+        sgd_profile(args.repeat)
     per_step_table(args.repeat, args.quick)
     if args.reproduce:
         with tempfile.TemporaryDirectory() as out:

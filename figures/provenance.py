@@ -18,9 +18,16 @@ from pathlib import Path
 
 from .cache import package_versions
 
-__all__ = ["DISTRIBUTION", "project_version", "cpu_model", "git_revision", "provenance"]
+__all__ = ["DISTRIBUTION", "project_version", "cpu_model", "cpu_seconds", "git_revision", "provenance"]
 
 DISTRIBUTION = "single-location-regression"
+
+
+def cpu_seconds() -> float:
+    """CPU time (user + system) of this process and of its children that ended (e.g. the worker
+    processes of a sweep), in seconds: an item's difference of two readings is its CPU cost."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
 
 def project_version() -> str:

@@ -43,6 +43,7 @@ class RecipeOutcome:
     compute_seconds: float
     plot_seconds: float
     files: tuple = ()
+    cpu_seconds: float = 0.0   # compute and plot, this process and its ended children
 
 
 def progress_factory(enabled: bool | None = None, stream=None):
@@ -118,34 +119,53 @@ def _load_or_compute(recipe, params, stem, key, *, force, cache: DataCache, prog
     return stored.data, "computed", reason, seconds
 
 
-@dataclasses.dataclass(frozen=True)
 class FigureData:
     """A recipe's data as a claim reads it: name, parameters, arrays, and where they came from
-    ('cached', 'computed' and stored, or 'computed in memory'), with the cache key."""
+    ('cached', 'computed' and stored, or 'computed in memory'), with the cache key.
 
-    name: str
-    params: dict
-    data: dict
-    status: str
-    key: str
+    The arrays are read (or computed) at the first use of ``data`` or ``status``, not before: a
+    claim can do its own work first while ``slr reproduce`` computes the figure on another worker,
+    and then waits only for what is left of it (the entry's lock)."""
+
+    def __init__(self, name: str, params: dict, key: str, load):
+        self.name, self.params, self.key = name, params, key
+        self._load, self._loaded = load, None
+
+    def _get(self) -> tuple:
+        if self._loaded is None:
+            self._loaded = self._load()
+        return self._loaded
+
+    @property
+    def data(self) -> dict:
+        return self._get()[0]
+
+    @property
+    def status(self) -> str:
+        return self._get()[1]
 
 
 def figure_data(name: str, *, quick: bool, cache_dir=None) -> FigureData:
-    """The data of recipe ``name`` (quick or full sizes): from the cache folder ``cache_dir`` when
-    its entry is valid, else computed (and stored there, under the entry's lock, so a figure and a
-    claim computing it at once compute it once); with ``cache_dir=None``, computed in memory."""
+    """The data of recipe ``name`` (quick or full sizes), loaded at first use (``FigureData``):
+    from the cache folder ``cache_dir`` when its entry is valid, else computed (and stored there,
+    under the entry's lock, so a figure and a claim computing it at once compute it once); with
+    ``cache_dir=None``, computed in memory."""
     from .registry import find_recipe
 
     recipe = find_recipe(name)
     params = recipe.params(quick)
     stem, key = cache_entry(recipe, params, quick)
-    if cache_dir is None:
-        data = recipe.compute(params, np.random.default_rng(np.random.SeedSequence(recipe.seed)),
-                              progress_factory(False))
-        return FigureData(name, params, {k: np.asarray(v) for k, v in data.items()}, "computed in memory", key)
-    data, status, _, _ = _data(recipe, params, quick=quick, force=False, cache=DataCache(Path(cache_dir)),
-                               progress=progress_factory(False))
-    return FigureData(name, params, data, status, key)
+
+    def load():
+        if cache_dir is None:
+            data = recipe.compute(params, np.random.default_rng(np.random.SeedSequence(recipe.seed)),
+                                  progress_factory(False))
+            return {k: np.asarray(v) for k, v in data.items()}, "computed in memory"
+        data, status, _, _ = _data(recipe, params, quick=quick, force=False,
+                                   cache=DataCache(Path(cache_dir)), progress=progress_factory(False))
+        return data, status
+
+    return FigureData(name, params, key, load)
 
 
 def _save(fig, paths: OutputPaths, name: str, metadata: dict):
@@ -163,8 +183,11 @@ def run_recipe(recipe, *, paths: OutputPaths, quick: bool = False, force: bool =
     progress = progress or progress_factory(False)
     if paths is None:
         raise ValueError("paths=None is not allowed: a recipe needs its OutputPaths")
+    from .provenance import cpu_seconds
+
     cache = DataCache(paths.cache)
     compute_s = plot_s = 0.0
+    cpu = cpu_seconds()
     try:
         params = recipe.params(quick)
         data, status, reason, compute_s = _data(recipe, params, quick=quick, force=force,
@@ -178,14 +201,15 @@ def run_recipe(recipe, *, paths: OutputPaths, quick: bool = False, force: bool =
                                        compute_seconds=compute_s)
             files = _save(fig, paths, recipe.name, metadata)
         plot_s = time.perf_counter() - start
-        return RecipeOutcome(recipe.name, status, reason, compute_s, plot_s, files)
+        return RecipeOutcome(recipe.name, status, reason, compute_s, plot_s, files, cpu_seconds() - cpu)
     except _Skipped as exc:
-        return RecipeOutcome(recipe.name, "skipped", str(exc), compute_s, plot_s)
+        return RecipeOutcome(recipe.name, "skipped", str(exc), compute_s, plot_s, (), cpu_seconds() - cpu)
     except Terminated:
         raise
     except (Exception, SystemExit) as exc:  # reported in the closing table; the other recipes still run
         echo(f"recipe {recipe.name} failed:\n{traceback.format_exc()}")
-        return RecipeOutcome(recipe.name, "failed", f"{type(exc).__name__}: {exc}", compute_s, plot_s)
+        return RecipeOutcome(recipe.name, "failed", f"{type(exc).__name__}: {exc}", compute_s, plot_s, (),
+                             cpu_seconds() - cpu)
 
 
 def run_recipes(recipes, *, paths: OutputPaths, quick: bool = False, force: bool = False,

@@ -70,13 +70,13 @@ def _symbolic_rates(monkeypatch):
 def _drop_orthogonal(monkeypatch):
     import numerics.sgd.reduced as sr
 
-    draw = sr._draw_chunk
+    draw = sr._draw_noise
 
     def without(*args):
-        X, Y, a11, n21, a22 = draw(*args)
-        return X, Y, 0 * a11, 0 * n21, 0 * a22
+        noise, a11, n21, a22 = draw(*args)
+        return noise, 0 * a11, 0 * n21, 0 * a22
 
-    monkeypatch.setattr(sr, "_draw_chunk", without)
+    monkeypatch.setattr(sr, "_draw_noise", without)
 
 
 def _reordering_executor(monkeypatch):

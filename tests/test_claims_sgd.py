@@ -31,13 +31,13 @@ def test_claim_passes_in_quick_mode(claim_id, quick_claim):
 def test_law_claim_fails_when_the_orthogonal_noise_is_dropped(monkeypatch):
     # The naive reduction: tokens projected on span{k, v, k*, v*}, the component orthogonal to it
     # (the Bartlett pair) left out.
-    draw = sgd_reduced._draw_chunk
+    draw = sgd_reduced._draw_noise
 
     def without_orthogonal_part(*args):
-        X, Y, a11, n21, a22 = draw(*args)
-        return X, Y, 0 * a11, 0 * n21, 0 * a22
+        noise, a11, n21, a22 = draw(*args)
+        return noise, 0 * a11, 0 * n21, 0 * a22
 
-    monkeypatch.setattr(sgd_reduced, "_draw_chunk", without_orthogonal_part)
+    monkeypatch.setattr(sgd_reduced, "_draw_noise", without_orthogonal_part)
     result = _claim("sgd-reduced-equals-full-in-law")(quick=True)
     assert result.status == "fail" and result.measured > result.tolerance
 

@@ -45,8 +45,8 @@ def test_softmax_one_step_matches_the_full_step_on_the_same_samples(rng):
 
 def _drop_orthogonal(draw):
     def wrong(*args):
-        X, Y, a11, n21, a22 = draw(*args)
-        return X, Y, 0 * a11, 0 * n21, 0 * a22
+        noise, a11, n21, a22 = draw(*args)
+        return noise, 0 * a11, 0 * n21, 0 * a22
     return wrong
 
 
@@ -64,7 +64,7 @@ def _law_check(d, alpha, n_runs, level, rng, monkeypatch):
             p = ks_2samp(getattr(full, name)[step], getattr(reduced, name)[step]).pvalue
             assert p > level, (step, name, p)
     # Power: the same test at the same sample size rejects a simulator without X^perp.
-    monkeypatch.setattr(sr, "_draw_chunk", _drop_orthogonal(sr._draw_chunk))
+    monkeypatch.setattr(sr, "_draw_noise", _drop_orthogonal(sr._draw_noise))
     wrong = online_sgd_reduced_sigma(problem, _tile(START, n_runs), "softmax", rng=rng, **kw)
     p_min = min(ks_2samp(getattr(full, name)[s], getattr(wrong, name)[s]).pvalue
                 for s in _KS_STEPS for name in OVERLAP_NAMES)

@@ -110,8 +110,8 @@ def test_reduced_simulator_follows_a_decreasing_schedule_in_law(rng):
 
 def _drop_orthogonal(draw):
     def wrong(*args):
-        X, Y, a11, n21, a22 = draw(*args)
-        return X, Y, 0 * a11, 0 * n21, 0 * a22
+        noise, a11, n21, a22 = draw(*args)
+        return noise, 0 * a11, 0 * n21, 0 * a22
     return wrong
 
 
@@ -137,7 +137,7 @@ def test_reduced_simulator_has_the_law_of_the_full_simulator(d, alpha, rng, monk
         # d = 5: it differs by a single chi(1) coordinate and 1000 runs do not reliably see that.
         return
     # Power: the same test at the same sample size rejects a simulator without X^perp.
-    monkeypatch.setattr(sr, "_draw_chunk", _drop_orthogonal(sr._draw_chunk))
+    monkeypatch.setattr(sr, "_draw_noise", _drop_orthogonal(sr._draw_noise))
     wrong = online_sgd_reduced(problem, _tile(START, n_runs), rng=rng, **kw)
     p_min = min(ks_2samp(getattr(full, name)[s], getattr(wrong, name)[s]).pvalue
                 for s in _KS_STEPS for name in OVERLAP_NAMES)

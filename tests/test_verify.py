@@ -88,9 +88,9 @@ def test_report_records_each_items_elapsed_time(tmp_path):
     assert [c["seconds"] for c in payload["claims"]] == [0.75, 2.0]
     assert payload["figures"] == [
         {"name": "fig_a", "status": "computed", "reason": "no entry", "compute_seconds": 1.5,
-         "plot_seconds": 0.25, "seconds": 1.75},
+         "plot_seconds": 0.25, "seconds": 1.75, "cpu_seconds": 0.0},
         {"name": "fig_b", "status": "cached", "reason": "", "compute_seconds": 0.0,
-         "plot_seconds": 0.125, "seconds": 0.125}]
+         "plot_seconds": 0.125, "seconds": 0.125, "cpu_seconds": 0.0}]
     assert payload["elapsed_seconds"] == 0.75 + 2.0 + 1.75 + 0.125
     md = (tmp_path / "v.md").read_text()
     assert "4.6 s for 2 claim(s) and 2 figure(s)" in md
@@ -125,6 +125,7 @@ def test_slr_verify_quick_passes_and_writes_reports(quick_verification, quick_ou
     assert origin["git"]["commit"] == "not a checkout" or len(origin["git"]["commit"]) == 40
     assert payload["elapsed_seconds"] == pytest.approx(sum(c["seconds"] for c in payload["claims"]))
     assert all(c["seconds"] > 0 for c in payload["claims"])
+    assert all(c["cpu_seconds"] >= 0 for c in payload["claims"])
 
 
 def test_slr_verify_exit_status_is_nonzero_on_failure(tmp_path, monkeypatch):

@@ -9,8 +9,8 @@ adding a decorated function there.
 A claim about an experiment that a figure computes reads that figure's data instead of computing
 it again: ``@claim(id, statement, figure="recipe_name")`` declares the dependency (once), and the
 check is then ``check(quick, rng, figure) -> Check`` with ``figure`` a ``FigureData`` (the recipe's
-parameters and arrays, ``figures.runner.figure_data``): taken from the cache entry of the run's
-output folder when it is valid (its key covers the recipe's code, parameters, seed and package
+parameters and arrays, ``figures.runner.figure_data``; the arrays are read at their first use):
+taken from the cache entry of the run's output folder when it is valid (its key covers the recipe's code, parameters, seed and package
 versions, ``figures.cache``), else computed and stored there; computed in memory when the claim
 is called without a cache folder. Its randomness is then the figure's (the recipe's seed), not
 the claim's ``rng``.
@@ -92,6 +92,7 @@ class ClaimResult:
     status: str
     seconds: float
     details: dict = dataclasses.field(default_factory=dict)
+    cpu_seconds: float = 0.0   # this process and its ended children (figures.provenance.cpu_seconds)
 
     def __post_init__(self):
         if self.status not in STATUSES:
@@ -135,6 +136,13 @@ class Claim:
     def __call__(self, quick: bool = False, seed: int = 0, cache=None) -> ClaimResult:
         """``cache``: the folder of figure data (``OutputPaths.cache``) a claim with a ``figure``
         reads and fills; None: that figure's data is computed in memory."""
+        from ..provenance import cpu_seconds
+
+        cpu = cpu_seconds()
+        result = self._result(quick, seed, cache)
+        return dataclasses.replace(result, cpu_seconds=cpu_seconds() - cpu)
+
+    def _result(self, quick: bool, seed: int, cache) -> ClaimResult:
         rng = np.random.default_rng(claim_seed_sequence(self.claim_id, seed))
         start = time.perf_counter()
         row = dict(claim_id=self.claim_id, statement=self.statement)

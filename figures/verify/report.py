@@ -32,10 +32,10 @@ def _row(r: ClaimResult, *, long: bool):
 
 def _figure_entry(outcome) -> dict:
     """One figure's line of the JSON report (a ``figures.runner.RecipeOutcome``): its status and
-    its elapsed time, compute (0 when the data came from the cache) and plot."""
+    its elapsed time, compute (0 when the data came from the cache) and plot, and its CPU time."""
     return {"name": outcome.name, "status": outcome.status, "reason": outcome.reason,
             "compute_seconds": outcome.compute_seconds, "plot_seconds": outcome.plot_seconds,
-            "seconds": outcome.compute_seconds + outcome.plot_seconds}
+            "seconds": outcome.compute_seconds + outcome.plot_seconds, "cpu_seconds": outcome.cpu_seconds}
 
 
 def _figure_section(entries) -> list[str]:
@@ -88,7 +88,8 @@ def _provenance_text(origin: dict) -> str:
 def write_report(results, *, md_path: Path, json_path: Path, quick: bool, seed: int, figures=()) -> str:
     """Write the Markdown and JSON reports; returns the plain-text table for the terminal.
 
-    Each claim's elapsed time is in its entry (``seconds``); ``figures`` (the ``RecipeOutcome``s of
+    Each claim's elapsed time is in its entry (``seconds``), its CPU time too (``cpu_seconds``:
+    the process that ran it and its ended children); ``figures`` (the ``RecipeOutcome``s of
     the same run, as ``slr reproduce`` passes them) adds each figure's status and times.
     ``elapsed_seconds`` is the sum of the items' wall-clock times: items run side by side add up,
     so with ``--jobs`` > 1 it exceeds the wall-clock time of the run.

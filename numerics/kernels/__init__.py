@@ -5,8 +5,10 @@ Each kernel is the inner loop of a NumPy reference route, transcribed operation 
 (``numerics.sgd.reduced.online_sgd_reduced``) and ``span_risk_kernel``
 (``numerics.montecarlo.population_risk.population_risk_mc``). The public functions choose with
 ``engine="kernel"`` (default) or ``engine="numpy"`` (the reference); both give the same numbers to
-round-off (``docs/math/kernels.md``). Kernels draw no random numbers: NumPy generators draw the
-streams and the kernels consume them, so the seeds mean the same on both routes.
+round-off (``docs/math/kernels.md``). Randomness comes from the caller's explicit generators:
+NumPy draws the streams and the kernels consume them, except the reduced-SGD kernel's tokens, which
+it draws from the run's own ``numpy.random.Generator`` (the same numbers as NumPy's), so the seeds
+mean the same on both routes.
 
 The kernel modules (``pgd_step``, ``sgd_step``, ``montecarlo_step``) import numba; this package
 and the routes import them only when a kernel runs.

@@ -5,9 +5,11 @@ the projections p, q of the B L tokens in the frame F, the gate erf(lambda p) (o
 weights of ``theory.nonlinearity``'s softmax member), the residuals and
 the gradient coefficients (c, e); the Cholesky factor of their 2x2 covariance and the Bartlett
 pair (u5; w5, w6); the projected step in the 6-dim frame, normalisation and the Gram-Schmidt step
-back to Cholesky coordinates. The random numbers (tokens in F, targets, Bartlett variables) are
-drawn by NumPy exactly as on the reference route and passed in; the kernel only does arithmetic,
-in the reference's order except for the summation order of its short sums (bound and test in
+back to Cholesky coordinates. The tokens in F are drawn here from the run's own
+``numpy.random.Generator`` (numba's ``standard_normal``: NumPy's numbers, in the reference's order);
+the targets' noise and the Bartlett variables are drawn by NumPy and passed in, as on the reference
+route. erf is ``erf_poly`` (piecewise polynomials, ~1 ulp); the rest is the reference's arithmetic
+in its order except for the summation order of its short sums (bound and test in
 ``docs/math/kernels.md#reduced-sgd``).
 """
 
@@ -18,6 +20,7 @@ import math
 import numpy as np
 
 from ._jit import jit
+from .erf_poly import erf_poly
 
 __all__ = ["ERF", "SOFTMAX", "sgd_reduced_kernel"]
 
@@ -61,8 +64,9 @@ def _softmax_coefficients(PQ, y, lam, two_over_b, L, CE):
 
 
 @jit
-def _coefficients(KV, x, y, lam, two_over_b, L, PQ, CE, r, member):
-    """PQ = KV x (2, BL), the coefficients CE (2, BL) of g_k, g_v; r (B,) is work space."""
+def _coefficients(KV, x, y, lam, two_over_b, L, PQ, CE, r, member, table):
+    """PQ = KV x (2, BL), the coefficients CE (2, BL) of g_k, g_v; r (B,) is work space; table:
+    ``erf_poly``'s coefficients."""
     _projections(KV, x, PQ)
     if member == SOFTMAX:
         _softmax_coefficients(PQ, y, lam, two_over_b, L, CE)
@@ -72,7 +76,9 @@ def _coefficients(KV, x, y, lam, two_over_b, L, PQ, CE, r, member):
     for b in range(B):
         acc = 0.0
         for l in range(b * L, (b + 1) * L):
-            gate = math.erf(lam * PQ[0, l])
+            lp = lam * PQ[0, l]
+            gate = erf_poly(lp, table)
+            CE[0, l] = math.exp(-(lp * lp))  # erf'(lp) sqrt(pi) / 2, scaled below
             CE[1, l] = gate
             acc += gate * PQ[1, l]
         r[b] = (acc - y[b]) * two_over_b
@@ -81,37 +87,45 @@ def _coefficients(KV, x, y, lam, two_over_b, L, PQ, CE, r, member):
         rb = r[b]
         rs = rb * scale
         for l in range(b * L, (b + 1) * L):
-            lp = lam * PQ[0, l]
             CE[1, l] = rb * CE[1, l]
-            CE[0, l] = rs * (math.exp(-(lp * lp)) * PQ[1, l])
+            CE[0, l] = rs * (CE[0, l] * PQ[1, l])
 
 
 @jit
-def _step(KV, x, y, lam, alpha, two_over_b, L, scale2, u_a11, u_n21, u_a22, PQ, CE, r, F, member):
+def _sums(x, PQ, CE, scale2, F):
+    """One pass over the B L tokens: the 2x2 covariance (s00, s01, s11) of (u, w), the inner
+    products A = (<c, p>, <e, q>) and, into F[:, :4], the in-frame gradient parts sum c x, sum e x."""
+    s00 = s01 = s11 = A0 = A1 = 0.0
+    for a in range(2):
+        for c in range(4):
+            F[a, c] = 0.0
+    for i in range(x.shape[1]):
+        ci, ei = CE[0, i], CE[1, i]
+        c0, c1 = ci * scale2[i], ei * scale2[i]
+        s00 += c0 * ci
+        s01 += c0 * ei
+        s11 += c1 * ei
+        A0 += ci * PQ[0, i]
+        A1 += ei * PQ[1, i]
+        for c in range(4):
+            F[0, c] += ci * x[c, i]
+            F[1, c] += ei * x[c, i]
+    return s00, s01, s11, A0, A1
+
+
+@jit
+def _step(KV, x, y, lam, alpha, two_over_b, L, scale2, u_a11, u_n21, u_a22, PQ, CE, r, F, member, table):
     """One step on KV (2, 4) in place; u_* = -alpha (a11, n21, a22) of this step."""
-    _coefficients(KV, x, y, lam, two_over_b, L, PQ, CE, r, member)
-    BL = x.shape[1]
-    s00 = s01 = s11 = 0.0
-    for i in range(BL):
-        c0 = CE[0, i] * scale2[i]
-        c1 = CE[1, i] * scale2[i]
-        s00 += c0 * CE[0, i]
-        s01 += c0 * CE[1, i]
-        s11 += c1 * CE[1, i]
+    _coefficients(KV, x, y, lam, two_over_b, L, PQ, CE, r, member, table)
+    s00, s01, s11, A0, A1 = _sums(x, PQ, CE, scale2, F)
     l11 = math.sqrt(s00)
     l21 = s01 / max(l11, _TINY)  # |S01| <= l11 sqrt(S11): l11 = 0 forces S01 = 0
     l22 = math.sqrt(max(s11 - l21 * l21, 0.0))
     u5, w5, w6 = l11 * u_a11, l21 * u_a11 + l22 * u_n21, l22 * u_a22
-    for a in range(2):
-        A = 0.0
-        for i in range(BL):
-            A += CE[a, i] * PQ[a, i]
-        A = A * alpha + 1.0
-        for c in range(4):
-            g = 0.0
-            for i in range(BL):
-                g += CE[a, i] * x[c, i]
-            F[a, c] = KV[a, c] * A - g * alpha
+    A0, A1 = A0 * alpha + 1.0, A1 * alpha + 1.0
+    for c in range(4):
+        F[0, c] = KV[0, c] * A0 - F[0, c] * alpha
+        F[1, c] = KV[1, c] * A1 - F[1, c] * alpha
     F[0, 4], F[0, 5], F[1, 4], F[1, 5] = u5, 0.0, w5, w6
     for a in range(2):
         n2 = 0.0
@@ -135,26 +149,47 @@ def _step(KV, x, y, lam, alpha, two_over_b, L, scale2, u_a11, u_n21, u_a22, PQ, 
 
 
 @jit
-def sgd_reduced_kernel(KV, X, Y, u_a11, u_n21, u_a22, lam, alpha, two_over_b, L, scale2,
-                       snap_rows, snaps, member=ERF):
-    """Advance every run through the n pre-drawn steps of a chunk, in place.
+def _draw_tokens(gen, gamma, mean, L, x, noise, y):
+    """The step's tokens in F, x (4, B L), and targets y (B,), from the run's token generator:
+    4 B L standard normals in the reference's order (``numerics.sgd.reduced._draw_chunk``: C order
+    of (4, B L)), the informative tokens (b L) times gamma, mean added to their first coordinate,
+    y_b = x[1, b L] + noise_b (noise = eps xi, drawn by NumPy)."""
+    BL = x.shape[1]
+    for c in range(4):
+        for i in range(BL):
+            x[c, i] = gen.standard_normal()
+    for i in range(0, BL, L):
+        for c in range(4):
+            x[c, i] = x[c, i] * gamma
+        x[0, i] = x[0, i] + mean
+    for b in range(y.shape[0]):
+        y[b] = x[1, b * L] + noise[b]
 
-    KV (R, 2, 4): Cholesky coordinates; X (R, n, 4, B L) tokens in F; Y (R, n, B) targets;
-    u_* (R, n): -alpha times the Bartlett variables; lam (n,): lambda of each step;
-    snap_rows (n,) int: the row of ``snaps`` (n_snap, R, 2, 4) that receives KV after step j, or -1;
-    member: ERF (the paper's gate) or SOFTMAX (``theory.nonlinearity``'s softmax member).
+
+@jit
+def sgd_reduced_kernel(KV, gen, gamma, mean, noise, u_a11, u_n21, u_a22, lam, alpha, two_over_b, L,
+                       scale2, snap_rows, snaps, member, table):
+    """Advance one run through the n steps of a chunk, in place, drawing its tokens.
+
+    KV (2, 4): Cholesky coordinates; gen: the run's token Generator (numba draws the same stream as
+    NumPy's ``standard_normal`` from it, advancing its state); gamma, mean: the informative token's
+    spread and mean sqrt(d/2); noise (n, B): eps xi of the targets; u_* (n,): -alpha times the
+    Bartlett variables; lam (n,): lambda of each step; snap_rows (n,) int: the row of ``snaps``
+    (n_snap, 2, 4) that receives KV after step j, or -1; member: ERF (the paper's gate) or SOFTMAX
+    (``theory.nonlinearity``'s softmax member); table: ``erf_poly.erf_table()``.
     """
-    R, n = X.shape[0], X.shape[1]
-    BL = X.shape[3]
+    n, B = noise.shape
+    BL = B * L
+    x = np.empty((4, BL))
+    y = np.empty(B)
     PQ = np.empty((2, BL))
     CE = np.empty((2, BL))
-    r = np.empty(BL // L)
+    r = np.empty(B)
     F = np.empty((2, 6))
-    for k in range(R):
-        kv = KV[k]
-        for j in range(n):
-            _step(kv, X[k, j], Y[k, j], lam[j], alpha, two_over_b, L, scale2, u_a11[k, j],
-                  u_n21[k, j], u_a22[k, j], PQ, CE, r, F, member)
-            row = snap_rows[j]
-            if row >= 0:
-                snaps[row, k] = kv
+    for j in range(n):
+        _draw_tokens(gen, gamma, mean, L, x, noise[j], y)
+        _step(KV, x, y, lam[j], alpha, two_over_b, L, scale2, u_a11[j], u_n21[j], u_a22[j],
+              PQ, CE, r, F, member, table)
+        row = snap_rows[j]
+        if row >= 0:
+            snaps[row] = KV

@@ -11,7 +11,11 @@ Estimation excess. The test risk of the fitted coefficients exceeds the best lin
 is misspecified and heteroscedastic, so sigma^2 p / n does not apply). ``excess_correction``
 estimates it with the fitted residuals on the first test chunk (at least 2^21 / (L d) sequences);
 ``corrected`` subtracts it. Its own error is of relative order sqrt(L d / chunk) + L d / n_train,
-negligible next to the stderr when the correction itself is a fraction of it. Sibling: ``theory.baselines.linear_risk`` (paper Prop 3, closed form).
+negligible next to the stderr when the correction itself is a fraction of it. The excess of the
+fitted coefficients scatters around its expectation: to first order beta_hat - beta is normal with
+covariance Sigma^-1 S Sigma^-1 / n_train, so the excess has standard deviation
+``excess_sd`` = sqrt(2 tr((Sigma^-1 S)^2)) / n_train (docs/math/baselines.md#ols-sample-sizes), which
+``corrected`` adds to the stderr of the test mean. Sibling: ``theory.baselines.linear_risk`` (paper Prop 3, closed form).
 """
 
 from __future__ import annotations
@@ -40,12 +44,15 @@ class OLSResult:
     test_risk: Estimate
     excess_correction: float
     n_train: int
+    excess_sd: float = 0.0
 
     @property
     def corrected(self) -> Estimate:
-        """Test risk minus the expected estimation excess: an estimate of the best linear risk."""
+        """Test risk minus the expected estimation excess: an estimate of the best linear risk. Its
+        stderr combines the test sample's and the spread ``excess_sd`` of the excess of these
+        particular coefficients around its expectation (independent: training vs test samples)."""
         t = self.test_risk
-        return Estimate(mean=t.mean - self.excess_correction, stderr=t.stderr, n=t.n)
+        return Estimate(mean=t.mean - self.excess_correction, stderr=float(np.hypot(t.stderr, self.excess_sd)), n=t.n)
 
 
 def ols_fit(X, Y):
@@ -92,7 +99,7 @@ def ols_risk_mc(problem: Task, k_star, v_star, n_train: int, n_test: int,
         if n_sandwich == 0:  # the first chunk (>= 2^21 / (L d) sequences) suffices for a correction
             sandwich, n_sandwich = (x * loss[:, None]).T @ x, m
         acc.add(loss)
-    correction = float(np.trace(np.linalg.solve(sigma, sandwich / n_sandwich))) / n_train
+    a = np.linalg.solve(sigma, sandwich / n_sandwich)   # Sigma^-1 S
     test = acc.estimate()
-    return OLSResult(coef=coef.reshape(L, d), test_risk=test, excess_correction=correction,
-                     n_train=int(n_train))
+    return OLSResult(coef=coef.reshape(L, d), test_risk=test, excess_correction=float(np.trace(a)) / n_train,
+                     n_train=int(n_train), excess_sd=float(np.sqrt(2.0 * np.sum(a * a.T))) / n_train)

@@ -29,6 +29,7 @@ from theory.parameters import Overlaps
 
 from ..kernels import check_engine
 from .frame import cholesky_coordinates, frame_overlaps
+from .fresh_risk import fresh_test_risk
 from .trajectory import (SGDTrajectory, TrajectoryLog, check_settings, child_streams,
                              lambda_path, logged_steps, progress_bar, run_generators)
 
@@ -39,23 +40,34 @@ _TINY = np.finfo(float).tiny
 _CHUNK_FLOATS = 2**21  # random numbers drawn ahead per block of steps (16 MiB)
 
 
+def _informative_mean(d):
+    """sqrt(d/2): the informative token's mean along k* (docs/math/sgd-reduced.md#exact-reduced-simulator)."""
+    return np.sqrt(d / 2.0)
+
+
+def _draw_noise(streams, n, d, B, eps):
+    """The target noise eps xi (R, n, B) and the Bartlett variables (a11, n21, a22), each (R, n),
+    of n steps for every run, from streams[i][1:4] (both routes draw them here)."""
+    R, m = len(streams), d - 4  # m: Wishart degrees of freedom
+    extra = np.stack([s[1].standard_normal((n, B + 1)) for s in streams])
+    n21 = extra[:, :, B] if m >= 1 else np.zeros((R, n))
+    a11 = np.sqrt(np.stack([s[2].chisquare(m, n) for s in streams])) if m >= 1 else np.zeros((R, n))
+    a22 = np.sqrt(np.stack([s[3].chisquare(m - 1, n) for s in streams])) if m >= 2 else np.zeros((R, n))
+    return eps * extra[:, :, :B], a11, n21, a22
+
+
 def _draw_chunk(streams, n, d, B, L, gamma, eps):
     """Randomness of n steps for every run: tokens in F, shape (R, n, 4, B L) (token (b, l) at
     b L + l, the informative one l = 0) with the informative mean added; targets Y (R, n, B); the
     Bartlett variables (a11, n21, a22), each (R, n). streams[i] = (tokens, extra, chi2_a, chi2_b)
     of run i: each is consumed in order, so a run's numbers do not depend on the chunking."""
-    R, m = len(streams), d - 4  # m: Wishart degrees of freedom
-    X = np.empty((R, n, 4, B * L))
+    X = np.empty((len(streams), n, 4, B * L))
     for s, out in zip(streams, X):
         s[0].standard_normal(out=out)  # fills out in C order: the numbers of shape (n, 4, B L)
     X[..., ::L] *= gamma
-    X[:, :, 0, ::L] += np.sqrt(d / 2.0)
-    extra = np.stack([s[1].standard_normal((n, B + 1)) for s in streams])
-    Y = X[:, :, 1, ::L] + eps * extra[:, :, :B]
-    n21 = extra[:, :, B] if m >= 1 else np.zeros((R, n))
-    a11 = np.sqrt(np.stack([s[2].chisquare(m, n) for s in streams])) if m >= 1 else np.zeros((R, n))
-    a22 = np.sqrt(np.stack([s[3].chisquare(m - 1, n) for s in streams])) if m >= 2 else np.zeros((R, n))
-    return X, Y, a11, n21, a22
+    X[:, :, 0, ::L] += _informative_mean(d)
+    noise, a11, n21, a22 = _draw_noise(streams, n, d, B, eps)
+    return X, X[:, :, 1, ::L] + noise, a11, n21, a22
 
 
 def _coefficients(KV, x, y, lam, two_over_b, B):
@@ -127,43 +139,35 @@ def sgd_step(KV, x, y, lam, alpha, two_over_b, B, scale2, u_a11, u_n21, u_a22, F
     return _advance(KV, x, PQ, CE, alpha, u5, w5, w6, F)
 
 
-def _fresh_test_risk(gens, KV, n, d, L, gamma, eps, lam):
-    """Empirical risk on n fresh samples per run, drawn from the exact law of their in-frame parts:
-    noise tokens (p, q) ~ N(0, [[1, rho], [rho, 1]]); the informative token in the frame of F."""
-    z = np.stack([g.standard_normal((n, 2 * (L - 1) + 5)) for g in gens])  # (R, n, .)
-    rho = frame_overlaps(KV)["rho"][:, None, None]
-    z1, z2 = z[:, :, :L - 1], z[:, :, L - 1:2 * (L - 1)]
-    T = np.sum(erf(lam * z1) * (rho * z1 + np.sqrt(np.maximum(1 - rho * rho, 0.0)) * z2), axis=-1)
-    x = gamma * z[:, :, 2 * (L - 1):2 * (L - 1) + 4]  # (R, n, 4)
-    x[:, :, 0] += np.sqrt(d / 2.0)
-    p0, q0 = (x @ KV.transpose(0, 2, 1)).transpose(2, 0, 1)
-    Y = x[:, :, 1] + eps * z[:, :, -1]
-    return np.mean((Y - T - erf(lam * p0) * q0) ** 2, axis=1)
-
-
-def _advance_numpy(KV, draws, lam, alpha, B, L, scale2, snap_at, work, coefficients=_coefficients):
-    """The steps of one chunk (the reference route); returns the final KV and the KV after each
-    step of ``snap_at`` (indices into the chunk)."""
-    X, Y, a11, n21, a22 = draws
+def _advance_numpy(KV, streams, lam, alpha, shape, scale2, snap_at, work, coefficients=_coefficients):
+    """The steps of one chunk (reference route: ``_draw_chunk``, ``sgd_step``); returns the final KV
+    and the KV after each step of ``snap_at`` (indices into the chunk); shape = (d, B, L, gamma, eps)."""
+    d, B, L, gamma, eps = shape
+    X, Y, a11, n21, a22 = _draw_chunk(streams, len(lam), d, B, L, gamma, eps)
     lam_list, snaps, wanted = lam.tolist(), [], set(snap_at.tolist())
     for j in range(len(lam_list)):
         KV = sgd_step(KV, X[:, j], Y[:, j], lam_list[j], alpha, 2.0 / B, B, scale2,
-                       a11[:, j], n21[:, j], a22[:, j], work, coefficients)
+                       -alpha * a11[:, j], -alpha * n21[:, j], -alpha * a22[:, j], work, coefficients)
         if j in wanted:
             snaps.append(KV)
     return KV, snaps
 
 
-def _advance_kernel(KV, draws, lam, alpha, B, L, scale2, snap_at, work, member="erf"):
-    """``_advance_numpy`` by the compiled kernel ``numerics.kernels.sgd_reduced_kernel`` (member "erf" or "softmax")."""
+def _advance_kernel(KV, streams, lam, alpha, shape, scale2, snap_at, work, member="erf"):
+    """``_advance_numpy`` by the kernel ``numerics.kernels.sgd_reduced_kernel`` (member "erf" or "softmax"), one call
+    per run: it draws the tokens from the run's token stream (as ``_draw_chunk``), the rest comes from ``_draw_noise``."""
+    from ..kernels.erf_poly import erf_table
     from ..kernels.sgd_step import ERF, SOFTMAX, sgd_reduced_kernel
 
-    KV = np.ascontiguousarray(KV)
-    rows = np.full(len(lam), -1, dtype=np.int64)
+    d, B, L, gamma, eps = shape
+    noise, a11, n21, a22 = _draw_noise(streams, len(lam), d, B, eps)
+    KV, rows, snaps = np.array(KV, order="C"), np.full(len(lam), -1), np.empty((len(snap_at),) + KV.shape)
     rows[snap_at] = np.arange(len(snap_at))
-    snaps = np.empty((len(snap_at),) + KV.shape)
-    sgd_reduced_kernel(KV, *draws, np.ascontiguousarray(lam), float(alpha), 2.0 / B, L, scale2,
-                       rows, snaps, {"erf": ERF, "softmax": SOFTMAX}[member])
+    for k, s in enumerate(streams):
+        sgd_reduced_kernel(KV[k], s[0], float(gamma), float(_informative_mean(d)), noise[k],
+                           -alpha * a11[k], -alpha * n21[k], -alpha * a22[k], np.ascontiguousarray(lam),
+                           float(alpha), 2.0 / B, L, scale2, rows, snaps[:, k],
+                           {"erf": ERF, "softmax": SOFTMAX}[member], erf_table())
     return KV, list(snaps)
 
 
@@ -218,14 +222,12 @@ def online_sgd_reduced(problem, overlaps: Overlaps, *, alpha: float, n_steps: in
     train, test = [s[:4] for s in streams], [s[4] for s in streams]
     lam = lambda_path(problem, n_steps)
     log = TrajectoryLog(steps := logged_steps(n_steps, log_every), n_runs, with_test=test_size > 0)
-    scale2 = np.ones(batch_size * L)
+    scale2, lam_list, work = np.ones(batch_size * L), lam.tolist(), np.zeros((n_runs, 2, 6))
     scale2[::L] = gamma * gamma
-    lam_list = lam.tolist()
-    work = np.zeros((n_runs, 2, 6))
 
     def record(n, KV):
         test_risk = (None if test_size == 0 else
-                     _fresh_test_risk(test, KV, test_size, d, L, gamma, eps, lam_list[n]))
+                     fresh_test_risk(test, KV, test_size, d, L, gamma, eps, lam_list[n]))
         log.record(d, L, gamma, eps, lam_list[n], frame_overlaps(KV), test_risk)
 
     record(0, KV)
@@ -235,11 +237,9 @@ def online_sgd_reduced(problem, overlaps: Overlaps, *, alpha: float, n_steps: in
     for start in range(0, n_steps, chunk):
         n_chunk = min(chunk, n_steps - start)
         bar.update(start - bar.n)
-        X, Y, a11, n21, a22 = _draw_chunk(train, n_chunk, d, batch_size, L, gamma, eps)
-        draws = (X, Y, -alpha * a11, -alpha * n21, -alpha * a22)
         logged = steps[(steps > start) & (steps <= start + n_chunk)]
-        KV, snaps = advance(KV, draws, lam[start:start + n_chunk], alpha, batch_size, L, scale2,
-                            logged - start - 1, work)
+        KV, snaps = advance(KV, train, lam[start:start + n_chunk], alpha, (d, batch_size, L, gamma, eps),
+                            scale2, logged - start - 1, work)
         for n, snap in zip(logged, snaps):
             record(int(n), snap)
     bar.update(n_steps - bar.n)
