@@ -221,6 +221,9 @@ CORRUPTIONS = {
     "highdim-escape-time": patch("numerics.highdim.escape.escape_prediction", lambda f: (
         lambda *a, **k: dataclasses.replace(f(*a, **k), times=f(*a, **k).times * 1.1))),
     "highdim-fluctuation-closure": patch("numerics.highdim.fluctuations.increment_covariance", scale(0.0)),
+    # the fast mode's variance halved in the drift of one run: at c = 2 the fixed point moves by ~0.1
+    "highdim-largest-step": patch("numerics.highdim.per_run.fast_mode", lambda f: (
+        lambda *a, **k: dataclasses.replace(f(*a, **k), variance=0.5 * f(*a, **k).variance))),
 }
 
 # Claims whose quick-mode failing test is here (the others have one in their own test module).

@@ -34,6 +34,23 @@ def random_overlaps(rng: np.random.Generator, *, on_manifold: bool = False) -> O
                     rho=float(k @ v))
 
 
+def z_family_check(*, method: str, z_scores, z_crit: float, measured_text: str, derivation: str,
+                   details: dict, failure: str | None = None) -> Check:
+    """A family of two-sided z-tests as a Check: measured = max |z| against ``z_crit`` (the caller's
+    Bonferroni critical value, ``bonferroni_z(alpha, m)``, m the family's size); ``failure``: a label
+    (e.g. "UNDERPOWERED" when a required power is not reached) that makes the check fail
+    (measured = inf) and is appended to the text. ``details`` gets the z-scores under "z_scores"."""
+    worst = float(np.max(np.abs(z_scores)))
+    return Check(
+        method=method,
+        measured=math.inf if failure else worst,
+        measured_text=f"max |z| = {worst:.2f}; " + measured_text + (f" ({failure})" if failure else ""),
+        tolerance=z_crit,
+        derivation=derivation,
+        details={"z_scores": list(z_scores), **details},
+    )
+
+
 def z_test_check(*, method: str, estimates, exacts, alpha: float, power: float, detect: float) -> Check:
     """Monte-Carlo estimates (objects with mean, stderr, n) against exact values: a Bonferroni
     z-test with family-wise false-failure rate ``alpha``, and a power requirement: a relative
@@ -44,18 +61,14 @@ def z_test_check(*, method: str, estimates, exacts, alpha: float, power: float, 
     z_crit = bonferroni_z(alpha, m)
     z_scores = [(e.mean - x) / e.stderr for e, x in zip(estimates, exacts)]
     detectable = [(z_crit + power_z(power)) * e.stderr / abs(x) for e, x in zip(estimates, exacts)]
-    worst = float(np.max(np.abs(z_scores)))
     underpowered = max(detectable) > detect
-    return Check(
-        method=method,
-        measured=math.inf if underpowered else worst,
-        measured_text=(f"max |z| = {worst:.2f}; a relative error >= {max(detectable):.3g} is detected "
-                       f"with probability >= {power}" + (" (UNDERPOWERED)" if underpowered else "")),
-        tolerance=z_crit,
+    return z_family_check(
+        method=method, z_scores=z_scores, z_crit=z_crit,
+        measured_text=f"a relative error >= {max(detectable):.3g} is detected with probability >= {power}",
         derivation=f"Bonferroni: family-wise false-failure rate {alpha} over {m} points; "
                    f"power {power} against a {detect:.0%} relative error required",
-        details={"z_scores": z_scores, "detectable_relative_error": detectable,
-                 "n": [int(e.n) for e in estimates]},
+        details={"detectable_relative_error": detectable, "n": [int(e.n) for e in estimates]},
+        failure="UNDERPOWERED" if underpowered else None,
     )
 
 

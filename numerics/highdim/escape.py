@@ -42,7 +42,8 @@ _EPS_START = 1e-3
 @dataclasses.dataclass(frozen=True)
 class EscapePrediction:
     """``rate`` mu, ``direction`` r (kappa, nu), ``sigma`` of xi, ``tau_after`` from eps r, and the
-    predicted alignment flow time at the ``quantiles`` of the runs (``times``)."""
+    predicted alignment flow time (``times``) at the ``quantiles`` of |xi|: the quantile q of |xi| is
+    the quantile 1 - q of the alignment time (a larger |xi| aligns earlier)."""
 
     rate: float
     direction: np.ndarray

@@ -4,8 +4,10 @@ ODE is the mean one-step increment of the exact reduced simulator."""
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import norm
 
+from numerics.montecarlo.statistics import bonferroni_z, power_z
+
+from ..checks import z_family_check
 from ..framework import Check, claim
 
 ORDER = 95
@@ -47,27 +49,23 @@ def one_step_cases(n_runs, rng):
 def highdim_one_step_drift(quick: bool, rng) -> Check:
     rows = one_step_cases(_RUNS[quick], rng)
     m = len(rows)
-    z_crit = float(norm.isf(_FAMILY / (2 * m)))
-    worst = max(abs(r[0]) for r in rows)
+    z_crit = bonferroni_z(_FAMILY, m)
     # power per case: its larger correction (kappa or nu) must be detectable
     weakest = min(max(rows[i][2], rows[i + 1][2]) for i in range(0, m, len(_COMPONENTS)))
-    underpowered = weakest < z_crit + float(norm.ppf(_POWER))
-    return Check(
+    return z_family_check(
         method=f"numerics.highdim.one_step_increment_mc: {_RUNS[quick]:,} single steps of the exact reduced "
                "SGD step from a fixed state (d = 10^4 with lambda = 2/s, c = 0.5 and lambda = 1/s, c = 1; d = 400 "
                "with lambda = 0.5, c = 0.05; B = 1), (x_1 - x_0)/alpha for kappa and nu against "
                "theory.highdim.effective_drift",
-        measured=float("inf") if underpowered else worst,
-        measured_text=(f"max |z| = {worst:.2f}; omitting the correction gives |z| >= "
+        z_scores=[r[0] for r in rows], z_crit=z_crit,
+        measured_text=(f"omitting the correction gives |z| >= "
                        f"{min(max(abs(rows[i][1]), abs(rows[i + 1][1])) for i in range(0, m, 2)):.1f} in every case; "
-                       f"the correction is >= {weakest:.1f} standard errors"
-                       + (" (UNDERPOWERED)" if underpowered else "")),
-        tolerance=z_crit,
+                       f"the correction is >= {weakest:.1f} standard errors"),
         derivation=f"Bonferroni over {m} z-tests, family-wise false-failure rate {_FAMILY}; the correction alpha D "
                    f"must exceed (z_crit + z_{_POWER}) standard errors (power {_POWER} against omitting it); "
                    "(per case, its larger component)",
-        details={"z_scores": [r[0] for r in rows], "z_population_only": [r[1] for r in rows],
-                 "correction_in_stderr": [r[2] for r in rows]},
+        details={"z_population_only": [r[1] for r in rows], "correction_in_stderr": [r[2] for r in rows]},
+        failure="UNDERPOWERED" if weakest < z_crit + power_z(_POWER) else None,
     )
 
 
@@ -106,21 +104,18 @@ def closure_against_sgd(n_runs, t_end, rng):
 def highdim_fluctuation_closure(quick: bool, rng) -> Check:
     rows = closure_against_sgd(_CLOSURE_RUNS[quick], _CLOSURE_T[quick], rng)
     m = len(rows)
-    z_crit = float(norm.isf(_FAMILY / (2 * m)))
-    worst = max(abs(r[0]) for r in rows)
+    z_crit = bonferroni_z(_FAMILY, m)
     plain = max(abs(r[1]) for r in rows)
-    underpowered = plain < z_crit + float(norm.ppf(_POWER))
-    return Check(
+    return z_family_check(
         method=f"numerics.online_sgd_reduced, {_CLOSURE_RUNS[quick]} runs from (kappa, nu) = (0.2, 0.2) on M, "
                f"d = 1000, lambda = 2/s, c = 0.1, B = 1, to flow time {_CLOSURE_T[quick]}: mean kappa and nu at 4 "
                "logged times against numerics.highdim.moment_closure_flow",
-        measured=float("inf") if underpowered else worst,
-        measured_text=(f"max |z| = {worst:.2f}; the effective ODE without fluctuations gives max |z| = {plain:.1f}"
-                       + (" (UNDERPOWERED)" if underpowered else "")),
-        tolerance=z_crit,
+        z_scores=[r[0] for r in rows], z_crit=z_crit,
+        measured_text=f"the effective ODE without fluctuations gives max |z| = {plain:.1f}",
         derivation=f"Bonferroni over {m} z-tests, family-wise false-failure rate {_FAMILY}; power: the drift "
                    f"alone must be rejected (some |z| >= z_crit + z_{_POWER}); the closure neglects terms of order c^2 "
                    "(0.003 measured at c = 0.5), ~1e-4 at c = 0.1, below 0.2 standard errors "
                    "(docs/math/highdim.md#fluctuations-of-the-fast-overlap)",
-        details={"z_scores": [r[0] for r in rows], "z_without_fluctuations": [r[1] for r in rows]},
+        details={"z_without_fluctuations": [r[1] for r in rows]},
+        failure="UNDERPOWERED" if plain < z_crit + power_z(_POWER) else None,
     )

@@ -1,0 +1,191 @@
+"""The aligned fixed point of online SGD at step alpha = c/d and the largest step
+(docs/math/highdim.md#the-largest-step).
+
+The drift of one run G = F + alpha D + (fast-mode curvature) (``per_run_drift``) keeps M invariant;
+its aligned fixed point (kappa*, nu*) on M solves G_kappa = G_nu = 0 and moves from the population
+flow's (k*, v*) towards the saddle (0, 0) as c grows. Its stability is read from the eigenvalues
+of the 5 x 5 Jacobian dG/dx (central differences): the on-M block (kappa, nu) and the off-M block
+(theta, eta, rho) decouple on M. The critical step c_crit is the smallest c at which the largest real
+part of an eigenvalue crosses 0 (the fixed point loses stability) or the branch of fixed points ends
+(a fold): beyond it the runs do not stay aligned.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from scipy.optimize import brentq
+
+from theory.checks import check_positive_real
+
+from .effective_flow import check_highdim_settings
+from .per_run import FastModeUnstable, fast_mode, per_run_drift
+
+__all__ = ["AlignedFixedPoint", "aligned_fixed_point", "fixed_point_branch", "CriticalStep", "critical_step"]
+
+_JAC_STEP = 1e-5
+# on |G| at the root: moves (kappa, nu) by <= 1e-9 / (slowest rate, >~ 0.01), far below any Monte-Carlo
+# error; far above the quadrature's ~1e-13 noise, which stops Newton's method from doing much better
+_ROOT_TOL = 1e-9
+
+
+@dataclasses.dataclass(frozen=True)
+class AlignedFixedPoint:
+    """``kappa``, ``nu`` of the fixed point on M at step c/d, batch ``batch_size``; ``eigenvalues`` (5,)
+    of dG/dx there, sorted by real part (last: the largest); ``stable``: all real parts < 0;
+    ``residual``: |G(kappa, nu)|; ``s2_theta_variance``: s^2 Var(theta) of a run there;
+    ``fast_contraction``: alpha |mu_f| of the fast mode there (the step overshoots it at >= 2)."""
+
+    c: float
+    batch_size: int
+    kappa: float
+    nu: float
+    eigenvalues: np.ndarray
+    residual: float
+    s2_theta_variance: float
+    fast_contraction: float
+
+    @property
+    def stable(self) -> bool:
+        return self.instability < 0
+
+    @property
+    def growth_rate(self) -> float:
+        """The largest real part of the eigenvalues (< 0: stable in flow time)."""
+        return float(self.eigenvalues[-1].real)
+
+    @property
+    def instability(self) -> float:
+        """max(growth rate, alpha |mu_f| - 2): < 0 iff the fixed point is stable (both crossings are
+        losses of stability: a slow eigenvalue through 0, the fast mode's step factor through -1)."""
+        return max(self.growth_rate, self.fast_contraction - 2.0)
+
+
+def _on_m(kappa_nu):
+    return np.array([kappa_nu[0], kappa_nu[1], 0.0, 0.0, 0.0])
+
+
+def _newton(f, a, max_iter=40):
+    """Damped Newton's method on f: (-1, 1)^2 -> R^2 (Jacobian by central differences, step halved
+    until it stays inside and |f| decreases). Returns (a, max |f(a)|)."""
+    fa = f(a)
+    for _ in range(max_iter):
+        if np.max(np.abs(fa)) <= _ROOT_TOL:
+            break
+        J = np.array([(f(a + e) - f(a - e)) / (2 * _JAC_STEP) for e in _JAC_STEP * np.eye(2)]).T
+        step = np.linalg.lstsq(J, -fa, rcond=None)[0]
+        for _ in range(30):
+            inside = np.all(np.abs(a + step) < 1.0 - _JAC_STEP)
+            try:
+                trial = f(a + step) if inside else None
+            except FastModeUnstable:
+                inside = False
+            if inside and np.linalg.norm(trial) < np.linalg.norm(fa):
+                a, fa = a + step, trial
+                break
+            step = step / 2
+        else:
+            break
+    return a, float(np.max(np.abs(fa)))
+
+
+def aligned_fixed_point(problem, *, c, batch_size, start=(0.99, 0.99)) -> AlignedFixedPoint:
+    """The fixed point of ``per_run_drift`` on M reached by Newton's method (scipy ``root``) from
+    ``start`` = (kappa, nu) (continuation: pass the fixed point at a nearby c). ``problem`` a
+    ``theory.Problem`` with lam a number, d >= 4; c > 0; B >= 1 (ValueError naming them). Raises
+    RuntimeError if the solver does not converge or leaves (-1, 1)^2 (no fixed point near ``start``)."""
+    check_highdim_settings(problem, c, batch_size)
+    start = np.asarray(start, dtype=float)
+    if start.shape != (2,) or not np.all(np.abs(start) < 1):
+        raise ValueError(f"start={start!r} is not allowed: (kappa, nu) with |kappa|, |nu| < 1")
+
+    def on_m(y):
+        return per_run_drift(problem, _on_m(y), c=c, batch_size=batch_size)[:2]
+
+    a, residual = _newton(on_m, start)
+    if residual > _ROOT_TOL:
+        raise RuntimeError(f"no aligned fixed point found from start={tuple(start)} at c={c}: "
+                           f"Newton's method stopped at |G| = {residual:.3g}")
+    x = _on_m(a)
+    h = _JAC_STEP * np.eye(5)
+    J = np.array([(per_run_drift(problem, x + e, c=c, batch_size=batch_size)
+                   - per_run_drift(problem, x - e, c=c, batch_size=batch_size)) / (2 * _JAC_STEP) for e in h]).T
+    eig = np.linalg.eigvals(J)
+    mode = fast_mode(problem, x, c=c, batch_size=batch_size)
+    return AlignedFixedPoint(float(c), int(batch_size), float(x[0]), float(x[1]), eig[np.argsort(eig.real)],
+                             residual, mode.s2_theta_variance, c / problem.d * abs(mode.mu))
+
+
+def fixed_point_branch(problem, c_values, *, batch_size, start=(0.99, 0.99), max_halvings=6) -> list:
+    """The aligned fixed points at the increasing ``c_values`` by continuation (each solve starts from
+    the previous fixed point; a failed solve is retried through 2, 4, ... intermediate steps, up to
+    ``max_halvings`` times; for the first c, from ``start`` through c/2, c/4, ...). The list stops
+    where the branch is lost (shorter than ``c_values`` then)."""
+    c_values = [check_positive_real("c_values", c) for c in c_values]
+    if any(b <= a for a, b in zip(c_values, c_values[1:])):
+        raise ValueError(f"c_values={c_values!r} is not allowed: they must increase")
+    out, prev_c, point = [], None, tuple(start)
+    for c in c_values:
+        ladder = [c]
+        for _ in range(max_halvings + 1):
+            try:
+                for cc in ladder:
+                    fp = aligned_fixed_point(problem, c=cc, batch_size=batch_size, start=point)
+                    point = (fp.kappa, fp.nu)
+                break
+            except RuntimeError:
+                n = 2 * len(ladder)
+                ladder = ([c * 2.0 ** (i - n) for i in range(1, n + 1)] if prev_c is None
+                          else [prev_c + (c - prev_c) * (i + 1) / n for i in range(n)])
+        else:
+            return out
+        out.append(fp)
+        prev_c = c
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class CriticalStep:
+    """``c_crit`` (to relative accuracy ``c_tol``); ``kind``: "slow mode" (an eigenvalue of dG/dx crosses 0),
+    "fast mode" (alpha |mu_f| reaches 2) or "fold" (no fixed point beyond); ``below``: the fixed point at
+    the largest c < c_crit reached by the continuation."""
+
+    c_crit: float
+    c_tol: float
+    kind: str
+    below: AlignedFixedPoint
+
+
+def critical_step(problem, *, batch_size, c_start=0.1, c_max=100.0, factor=1.5,
+                  c_tol=1e-3) -> CriticalStep:
+    """The critical c of the module docstring: continuation of the aligned fixed point from c_start up a
+    geometric grid (ratio ``factor``, taken to its square root whenever Newton's method fails) until it is
+    unstable (then ``brentq`` on the growth rate) or lost for every ratio > 1 + c_tol (a fold), to
+    relative accuracy ``c_tol``. RuntimeError if still stable at c_max."""
+    c_start, c_max, c_tol, factor = (check_positive_real(n, v) for n, v in (
+        ("c_start", c_start), ("c_max", c_max), ("c_tol", c_tol), ("factor", factor)))
+    first = fixed_point_branch(problem, [c_start], batch_size=batch_size)
+    if not first:
+        raise RuntimeError(f"no aligned fixed point found at c_start={c_start}")
+    last = first[0]
+    if not last.stable:
+        raise ValueError(f"c_start={c_start!r} is not allowed: the fixed point is already unstable there")
+    c, ratio = c_start, factor
+    while ratio - 1.0 > c_tol:
+        c_next = min(c * ratio, c_max)
+        try:
+            nxt = aligned_fixed_point(problem, c=c_next, batch_size=batch_size, start=(last.kappa, last.nu))
+        except RuntimeError:
+            ratio = np.sqrt(ratio)
+            continue
+        if not nxt.stable:
+            def instability(cc):
+                return aligned_fixed_point(problem, c=cc, batch_size=batch_size,
+                                           start=(last.kappa, last.nu)).instability
+            kind = "fast mode" if nxt.fast_contraction - 2.0 >= nxt.growth_rate else "slow mode"
+            return CriticalStep(float(brentq(instability, c, c_next, rtol=c_tol)), c_tol, kind, last)
+        if c_next >= c_max:
+            raise RuntimeError(f"the aligned fixed point is still stable at c_max={c_max}")
+        c, last = c_next, nxt
+    return CriticalStep(float(c * np.sqrt(ratio)), c_tol, "fold", last)

@@ -1,0 +1,100 @@
+"""The drift of one run of online SGD at step alpha = c/d, with its fast fluctuation averaged out
+(docs/math/highdim.md#the-drift-of-one-run).
+
+At large d the overlaps of one run are deterministic to O(sqrt(c/d)), except along one fast mode of
+the population flow: the combination of theta = <v, k*> and rho that the risk's term s^2 theta^2
+pulls back at a rate ~ d (once the gate of the informative token is open), while the token's mean
+s k* gives it noise of variance ~ c d per unit of flow time. Its stationary spread is O(sqrt(c/d))
+in theta, O(sqrt(c)) in s theta, and F has curvature ~ d along it: averaging F over it shifts the
+drift by O(c), as much as alpha D. Adiabatic elimination of that mode (linear-noise approximation
+in the fast variable, the others frozen):
+
+    G(x) = F(x) + alpha D(x) + (1/2) sigma^2 d^2F/dw^2 (x),   sigma^2 = (alpha / B) u^T C u / (2 |mu_f|),
+
+mu_f the eigenvalue of J = dF/dx with the most negative real part, w its right and u its left
+eigenvector (u . w = 1), C the covariance of the per-sample increment (``increment_covariance``).
+The second derivative is taken with the two points x +- sigma w (exact for F cubic along w). The
+other modes relax at rates O(1) and carry variances O(c/d): they are left out, so G is the d -> infinity
+drift of one run (the moment closure ``moment_closure_flow`` keeps them: the mean over runs at
+finite d). M is invariant: F is odd in (theta, eta, rho) off M and w lies in that subspace on M.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from theory.highdim import gradient_moments, population_drift, second_order_drift
+
+from .effective_flow import check_highdim_settings
+from .fluctuations import increment_covariance, population_velocity
+
+__all__ = ["FastMode", "FastModeUnstable", "fast_mode", "per_run_drift"]
+
+_JAC_STEP = 1e-6
+
+
+class FastModeUnstable(RuntimeError):
+    """alpha |mu_f| >= 2: one step overshoots the fast mode and its fluctuations grow without bound."""
+
+
+@dataclasses.dataclass(frozen=True)
+class FastMode:
+    """The fast mode at one state: rate ``mu`` (< 0), right eigenvector ``w`` (unit), the stationary
+    variance ``variance`` of the coordinate along w, and ``s2_theta_variance`` = s^2 Var(theta)
+    (the O(c) spread of s theta; docs/math/highdim.md#fluctuations-of-the-fast-overlap)."""
+
+    mu: float
+    w: np.ndarray
+    variance: float
+    s2_theta_variance: float
+
+
+def _velocity(problem, X):
+    return population_velocity(problem, X)
+
+
+def _moments(problem, x):
+    return gradient_moments(problem, tuple(float(v) for v in x), check=False)
+
+
+def _jacobian(problem, x):
+    h = _JAC_STEP * np.eye(5)
+    F = _velocity(problem, np.vstack([x + h, x - h]))
+    return ((F[:5] - F[5:]) / (2.0 * _JAC_STEP)).T
+
+
+def fast_mode(problem, overlaps, *, c, batch_size, moments=None) -> FastMode:
+    """The fast mode of the module docstring at ``overlaps`` (kappa, nu, theta, eta, rho)."""
+    d, _, _, _, alpha = check_highdim_settings(problem, c, batch_size)
+    x = np.asarray(overlaps, dtype=float)
+    m = _moments(problem, x) if moments is None else moments
+    lam_all, right = np.linalg.eig(_jacobian(problem, x))
+    i = int(np.argmin(lam_all.real))
+    left = np.linalg.inv(right)[i]
+    w, u = right[:, i].real, left.real
+    scale = np.linalg.norm(w)
+    w, u = w / scale, u * scale
+    mu = float(lam_all[i].real)
+    contraction = alpha * abs(mu)
+    if contraction >= 2.0:
+        raise FastModeUnstable(f"alpha |mu_f| = {contraction:.4g} >= 2 at {tuple(x)}: the step overshoots the fast mode")
+    noise = alpha * alpha / batch_size * (u @ increment_covariance(m, tuple(x)) @ u)
+    variance = float(noise / (contraction * (2.0 - contraction)))
+    return FastMode(mu, w, variance, 0.5 * d * variance * w[2] ** 2)
+
+
+def per_run_drift(problem, overlaps, *, c, batch_size) -> np.ndarray:
+    """G(x) of the module docstring: the drift in flow time of one run at step c/d, batch size B.
+    ``problem`` a ``theory.Problem`` (lam a number), d >= 4, c > 0, B >= 1 (ValueError otherwise).
+    Raises ``FastModeUnstable`` where alpha |mu_f| >= 2."""
+    _, _, _, _, alpha = check_highdim_settings(problem, c, batch_size)
+    x = np.asarray(overlaps, dtype=float)
+    mode = fast_mode(problem, x, c=c, batch_size=batch_size)
+    spread = np.sqrt(mode.variance) * mode.w
+    out = np.zeros(5)
+    for point in (x + spread, x - spread):
+        m = _moments(problem, point)
+        out += 0.5 * (population_drift(m, tuple(point)) + alpha * second_order_drift(m, tuple(point), batch_size))
+    return out
