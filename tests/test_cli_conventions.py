@@ -1,6 +1,10 @@
-"""The conventions of the ``slr`` command, through the installed console script (a subprocess):
---version, list, the dry run, quick outputs apart from full ones, clean, and risk --json/--sweep."""
+"""The conventions of the ``slr`` command: --version, list, the dry run, quick outputs apart from
+full ones, clean, and risk --json/--sweep. --version and the figure run (whose provenance records
+the command line) go through the installed console script in a process of their own; the other
+calls through its entry point ``figures.cli.main`` in this process."""
 
+import contextlib
+import io
 import json
 import os
 import platform
@@ -13,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from figures.cli import main
 from theory import Overlaps, Problem, population_risk
 
 SCRIPT = shutil.which("slr", path=str(Path(sys.executable).parent))
@@ -22,9 +27,26 @@ pytestmark = pytest.mark.skipif(SCRIPT is None, reason="the slr script is not in
 FIGURE = "phase_portrait"
 
 
-def slr(*args, check=True):
+def slr_script(*args, check=True):
+    """``slr ARGS`` through the installed console script, in its own process."""
     env = dict(os.environ, MPLBACKEND="Agg")
     run = subprocess.run([SCRIPT, *map(str, args)], capture_output=True, text=True, timeout=300, env=env)
+    return _checked(run, args, check)
+
+
+def slr(*args, check=True):
+    """``slr ARGS`` in this process, through the console script's entry point ``figures.cli.main``
+    (no interpreter start and imports per call); the same exit status and printed output."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = main([str(a) for a in args])
+        except SystemExit as exc:  # argparse's usage errors and --help
+            status = exc.code
+    return _checked(subprocess.CompletedProcess(args, status, out.getvalue(), err.getvalue()), args, check)
+
+
+def _checked(run, args, check):
     if check and run.returncode != 0:
         raise AssertionError(f"slr {' '.join(map(str, args))} exited {run.returncode}:\n{run.stdout}\n{run.stderr}")
     return run
@@ -37,7 +59,7 @@ def _line(text, kind, name):
 
 
 def test_version_is_the_installed_distribution_version():
-    out = slr("--version").stdout.strip()
+    out = slr_script("--version").stdout.strip()
     assert out == f"slr {metadata.version('single-location-regression')}"
 
 
@@ -64,7 +86,7 @@ def test_list_dry_run_quick_and_clean(tmp_path):
     assert "no cache entry" in _line(dry, "figure", FIGURE) and "would compute 1 figure" in dry
     assert not (tmp_path / "cache").exists() and not (tmp_path / "quick").exists()
 
-    slr("figures", "--quick", "--only", FIGURE, "--out", tmp_path, "--jobs", "1", "--no-progress")
+    slr_script("figures", "--quick", "--only", FIGURE, "--out", tmp_path, "--jobs", "1", "--no-progress")
     quick_png = tmp_path / "quick" / "figures" / f"{FIGURE}.png"
     assert quick_png.is_file() and (tmp_path / "quick" / "figures" / f"{FIGURE}.pdf").is_file()
     assert full_png.read_bytes() == b"full-quality figure" and full_png.stat().st_mtime_ns == mtime

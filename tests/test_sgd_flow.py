@@ -36,7 +36,11 @@ def _check(gap):
     assert gap.chi2 <= chi2.isf(1e-3, gap.dof)
 
 
+@pytest.mark.slow
 def test_sgd_mean_approaches_the_flow_at_rate_alpha():
+    # Slow: the default run checks the same route and fit on 2048 runs per alpha through the claim
+    # 'sgd-to-flow-order-1' in quick mode (the sgd_vs_flow figure's sgd_flow_gap, tests/test_claims_sgd.py
+    # and tests/test_claim_tolerances.py), and that the claim fails on a wrong flow reference.
     _check(sgd_flow_gap(CONFIG, ALPHAS, 1.0, executor=2, runs_per_task=2048))
 
 
