@@ -103,12 +103,10 @@ def _reproduce_command(args) -> int:
     paths, recipes = _figure_plan(args)
     _, claims = _verify_plan(args)
     args.options = _options(args, paths)
-    ordered = sorted(recipes, key=lambda r: -r.cost) if args.jobs > 1 else recipes
-    results = _run(args, ordered + claims)
-    by_name = {o.name: o for o in results[:len(ordered)]}
-    outcomes = [by_name[r.name] for r in recipes]
+    results = _run(args, recipes + claims)   # longest first on several workers (figures.work)
+    outcomes = results[:len(recipes)]
     figures_ok = _figures_done(outcomes, paths)
-    verify_ok = _verify_done(results[len(ordered):], paths, args, figures=outcomes)
+    verify_ok = _verify_done(results[len(recipes):], paths, args, figures=outcomes)
     if not figures_ok:
         print("slr reproduce: some figures failed (see the table above)")
     return 0 if figures_ok and verify_ok else 1

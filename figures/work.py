@@ -80,7 +80,8 @@ def _echo_line(result) -> str:
 
 
 def run_items(items, options: RunOptions, *, jobs: int = 1, echo=print, display: bool | None = False) -> list:
-    """Run ``items`` (recipes and claims) in input order on ``jobs`` processes; see the module doc.
+    """Run ``items`` (recipes and claims) on ``jobs`` processes, longest first (their ``cost``),
+    in input order in this process; results in input order. See the module doc.
 
     display: None shows the live display when stderr is a terminal; False never.
     """
@@ -106,5 +107,10 @@ def _run_items(items, options, jobs, echo, display, pooled) -> list:
 
         if not pooled:
             return ordered_map(lambda item: run_item(item, options), items, on_result=done)
-        tasks = [(item_kind(item), item.name, options) for item in items]
-        return ordered_map(run_named, tasks, jobs=jobs, on_result=done, progress_queue=live.queue)
+        # Longest first (recipes' COST, claims' cost), so that no worker idles at the end while
+        # another finishes a long item; results back in input order.
+        order = sorted(range(len(items)), key=lambda i: -items[i].cost)
+        tasks = [(item_kind(items[i]), items[i].name, options) for i in order]
+        results = ordered_map(run_named, tasks, jobs=jobs, on_result=done, progress_queue=live.queue)
+        by_index = dict(zip(order, results))
+        return [by_index[i] for i in range(len(items))]

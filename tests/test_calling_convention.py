@@ -72,7 +72,10 @@ def test_routes_take_the_problem_first(name):
                                   "numerics.highdim.moment_closure_flow", "numerics.highdim.compare_with_sgd",
                                   "numerics.highdim.escape_prediction", "numerics.highdim.one_step_increment_mc",
                                   "numerics.highdim.fluctuations.moment_closure_rhs",
-                                  "numerics.highdim.fluctuations.population_velocity"])
+                                  "numerics.highdim.fluctuations.population_velocity",
+                                  "numerics.highdim.per_run_drift", "numerics.highdim.fast_mode",
+                                  "numerics.highdim.aligned_fixed_point", "numerics.highdim.fixed_point_branch",
+                                  "numerics.highdim.critical_step"])
 def test_highdim_routes_take_the_problem_first(name):
     import importlib
 

@@ -113,12 +113,15 @@ def claim_seed_sequence(claim_id: str, seed: int) -> np.random.SeedSequence:
 @dataclasses.dataclass(frozen=True)
 class Claim:
     """A registered claim; ``claim(quick, seed, cache)`` runs it and returns a ``ClaimResult``.
-    ``figure``: the recipe whose data the check reads (see the module docstring), or None."""
+    ``figure``: the recipe whose data the check reads (see the module docstring), or None.
+    ``cost``: the CPU seconds of a full run, measured (as a recipe's ``COST``); it only orders the
+    work of ``slr`` on several workers, longest first."""
 
     claim_id: str
     statement: str
     check: object
     figure: str | None = None
+    cost: float = 0.0
 
     @property
     def name(self) -> str:
@@ -186,11 +189,12 @@ def _checked(check) -> Check:
     return check
 
 
-def claim(claim_id: str, statement: str, *, figure: str | None = None):
+def claim(claim_id: str, statement: str, *, figure: str | None = None, cost: float = 0.0):
     """Decorator: ``@claim("theorem1-quadrature", "Theorem 1: ...")`` on ``check(quick, rng) -> Check``;
-    with ``figure="recipe_name"`` on ``check(quick, rng, figure: FigureData) -> Check``."""
+    with ``figure="recipe_name"`` on ``check(quick, rng, figure: FigureData) -> Check``; ``cost``:
+    the measured CPU seconds of a full run (orders the work only)."""
     def wrap(check) -> Claim:
-        return Claim(claim_id, statement, check, figure)
+        return Claim(claim_id, statement, check, figure, float(cost))
 
     return wrap
 

@@ -52,7 +52,7 @@ def _risk_roundoff(log, d: int) -> float:
 
 @claim("definition1-overlap-vs-vector",
        "Definition 1 (docs/math/dynamics.md#pgd-step-in-overlaps): PGD on explicit vectors in R^d and the exact five-overlap recursion "
-       "give the same iterates (for every d)")
+       "give the same iterates (for every d)", cost=10)
 def overlap_pgd_equals_vector_pgd(quick: bool, rng) -> Check:
     from numerics.montecarlo.geometry import overlaps_from_vectors
     from numerics.dynamics.pgd import overlap_pgd, pgd_route_gap_bound

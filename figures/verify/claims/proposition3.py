@@ -44,7 +44,7 @@ def _linear_losses_mc(problem, k_star, v_star, n: int, rng):
     return [a.estimate() for a in acc]
 
 
-@claim("proposition3-montecarlo", _STATEMENT)
+@claim("proposition3-montecarlo", _STATEMENT, cost=15)
 def linear_risk_matches_monte_carlo(quick: bool, rng) -> Check:
     from numerics.montecarlo.geometry import random_orthonormal
 

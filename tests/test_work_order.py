@@ -1,0 +1,32 @@
+"""figures.work.run_items on several workers: the queue starts with the longest items (recipes'
+COST, claims' cost), and the results come back in input order."""
+
+import figures.work as work
+from figures.verify.framework import Check, claim
+
+
+def _claim(name, cost):
+    return claim(name, "s", cost=cost)(
+        lambda quick, rng: Check(method="m", measured=0.0, measured_text="", tolerance=1.0, derivation="d"))
+
+
+def test_longest_items_start_first_and_results_keep_input_order(monkeypatch):
+    items = [_claim("a", 1.0), _claim("b", 30.0), _claim("c", 0.0), _claim("d", 5.0)]
+    queued = []
+
+    def fake_map(fn, tasks, *, jobs, on_result, progress_queue):
+        queued.extend(name for _, name, _ in tasks)
+        return [f"result of {name}" for _, name, _ in tasks]
+
+    monkeypatch.setattr(work, "ordered_map", fake_map)
+    results = work.run_items(items, work.RunOptions(), jobs=2)
+    assert queued == ["b", "d", "a", "c"]
+    assert results == ["result of a", "result of b", "result of c", "result of d"]
+
+
+def test_recipes_and_claims_share_one_order():
+    from figures.registry import discover_recipes
+
+    recipes = discover_recipes()
+    assert all(r.cost >= 0 for r in recipes)
+    assert _claim("x", 12.5).cost == 12.5 and _claim("y", 0).cost == 0.0
