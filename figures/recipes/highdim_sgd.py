@@ -1,0 +1,211 @@
+"""Figure: online SGD at step alpha = c/d in high dimension (docs/math/highdim.md).
+
+(a), (b) Mean kappa(tau), nu(tau) of the exact reduced simulator (``numerics.sgd.reduced``) at
+d = 10^2, 10^3, 10^4 in flow time tau = alpha x steps, against the effective ODE F + (c/d) D
+(``numerics.highdim.effective_flow``) and the population flow F, through
+``numerics.highdim.compare_with_sgd``. Setting of docs/math/highdim.md#convergence-in-d-and-in-c:
+lambda = 2/s (s = sqrt(d/2): gate arguments free of d), c = 0.5, B = 1, start (0.2, 0.2) on M,
+flow time 1. The ODE is the mean drift only: it misses the O(c) fluctuation effect of the fast
+overlap (docs/math/highdim.md#fluctuations-of-the-fast-overlap), which is visible here.
+(c) First-alignment time (min(|kappa|, |nu|) >= 1 - delta, delta = 0.2) of reduced SGD from the
+initial law on M (``sample_initial_overlaps(on_manifold=True)``) against log d, lambda = 1/s, c = 0.5,
+B = 1, with the quartiles predicted by ``numerics.highdim.escape_prediction`` (one unstable mode, on
+M). That prediction is incomplete for SGD (docs/math/highdim.md#escape-from-the-saddle): a second
+unstable mode off M sends ~20% of the runs on a slower route, and the fast mode slows the approach;
+runs not aligned by ``t_max`` are counted as late (infinite time) in the measured quantiles.
+(d) The aligned fixed point (kappa*, nu*) of the drift of one run against c
+(``numerics.highdim.fixed_point_branch``; setting of the claim ``highdim-largest-step``: d = 10^3,
+lambda = 1/s, B = 1), its stability, the grid interval where it is lost (c_crit), and the final mean
+overlaps of reduced SGD runs from (0.9, 0.9) on M at flow time 40 at c on both sides of it.
+Randomness: one child of the recipe's Generator per run group (``Generator.spawn``).
+Cost from a cold cache: see COST and benchmarks/RESULTS.md ("figure highdim_sgd").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+NAME = "highdim_sgd"
+TITLE = "Online SGD at step c/d: effective ODE across d, escape time against log d, the fixed point against c"
+CAPTION = ("Online SGD at step c/d (exact reduced simulator): (a, b) mean overlaps against the effective ODE "
+           "and the population flow at d = 10^2, 10^3, 10^4; (c) first-alignment time against d with the "
+           "one-mode prediction; (d) the aligned fixed point of one run against c and SGD on both sides of c_crit.")
+COST = 55  # seconds of a full compute, measured (benchmarks/RESULTS.md); orders slr reproduce's work
+SEED = 20250118
+
+# quick: a smoke run (delta = 0.5 shortens the escape prediction's integration, its main cost)
+_SIZES = {True: {"path_d": [100, 1000], "path_runs": 16, "path_t": 0.25, "escape_d": [1000],
+                 "escape_runs": 16, "delta": 0.5, "t_max": 14.0, "branch_c": [1.0], "step_c": [2.0],
+                 "step_runs": 8, "step_t": 10.0},
+          False: {"path_d": [100, 1000, 10_000], "path_runs": 64, "path_t": 1.0, "escape_d": [1000, 3162, 10_000],
+                  "escape_runs": 24, "delta": 0.2, "t_max": 16.0,
+                  "branch_c": [0.5, 1.0, 2.0, 3.0, 4.5, 6.0, 7.5, 8.0],
+                  "step_c": [1.0, 2.0, 4.0, 6.0, 9.5], "step_runs": 32, "step_t": 40.0}}
+_Z95 = 1.959963984540054
+
+
+def params(quick: bool) -> dict:
+    return {"L": 10, "gamma": float(np.sqrt(0.5)), "eps": 0.1, "batch_size": 1,
+            "path_c": 0.5, "path_lam_bar": 2.0, "path_start": [0.2, 0.2, 0.0, 0.0, 0.0], "path_log": 20,
+            "escape_c": 0.5, "escape_lam_bar": 1.0, "escape_log_dt": 0.05,
+            "step_d": 1000, "step_lam_bar": 1.0, "step_start": [0.9, 0.9], **_SIZES[quick]}
+
+
+def _problem(p, d, lam_bar):
+    from theory import Problem
+
+    return Problem(d=d, L=p["L"], gamma=p["gamma"], eps=p["eps"], lam=lam_bar / np.sqrt(d / 2.0))
+
+
+def _paths(p, rngs):
+    from numerics.highdim import compare_with_sgd
+
+    out = {}
+    for i, (d, rng) in enumerate(zip(p["path_d"], rngs)):
+        cmp = compare_with_sgd(_problem(p, d, p["path_lam_bar"]), p["path_start"], c=p["path_c"],
+                               batch_size=p["batch_size"], t_end=p["path_t"], n_runs=p["path_runs"], rng=rng,
+                               n_log=p["path_log"], predictions=("population", "effective"))
+        out.update({f"path_t_{i}": cmp.t, f"path_mean_{i}": cmp.sgd_mean[:2], f"path_se_{i}": cmp.sgd_stderr[:2],
+                    f"path_population_{i}": cmp.predictions["population"][:2],
+                    f"path_effective_{i}": cmp.predictions["effective"][:2]})
+    return out
+
+
+def first_alignment(run, delta):
+    """Per run: the first logged flow time with min(|kappa|, |nu|) >= 1 - delta, inf if none."""
+    ok = np.minimum(np.abs(run.kappa), np.abs(run.nu)) >= 1.0 - delta
+    return np.where(ok.any(axis=0), run.time[np.argmax(ok, axis=0)], np.inf)
+
+
+def _escape(p, rngs):
+    from numerics.sgd.reduced import online_sgd_reduced
+    from numerics.dynamics.initial import sample_initial_overlaps
+    from numerics.highdim import escape_prediction
+
+    q = np.array([0.25, 0.5, 0.75])
+    times, predicted, rates = [], [], []
+    for d, rng in zip(p["escape_d"], rngs):
+        problem, alpha = _problem(p, d, p["escape_lam_bar"]), p["escape_c"] / d
+        pred = escape_prediction(problem, c=p["escape_c"], batch_size=p["batch_size"], delta=p["delta"],
+                                 quantiles=1.0 - q, t_max=p["t_max"])
+        predicted.append(pred.times)
+        rates.append(pred.rate)
+        init_rng, run_rng = rng.spawn(2)
+        init = sample_initial_overlaps(d, p["escape_runs"], init_rng, on_manifold=True)
+        n = int(round(p["t_max"] / alpha))
+        run = online_sgd_reduced(problem, init, alpha=alpha, n_steps=n, batch_size=p["batch_size"], rng=run_rng,
+                                 log_every=max(1, int(round(p["escape_log_dt"] / alpha))))
+        times.append(first_alignment(run, p["delta"]))
+    times = np.array(times)
+    return {"escape_quantiles": q, "escape_times": times, "escape_predicted": np.array(predicted),
+            "escape_rate": np.array(rates),
+            "escape_measured": np.quantile(times, q, axis=1, method="inverted_cdf").T}
+
+
+def _step(p, rngs):
+    from numerics.sgd.reduced import online_sgd_reduced
+    from numerics.highdim import fixed_point_branch
+    from theory.parameters import OVERLAP_NAMES, Overlaps
+
+    d, B = p["step_d"], p["batch_size"]
+    problem = _problem(p, d, p["step_lam_bar"])
+    branch = fixed_point_branch(problem, p["branch_c"], batch_size=B)
+    out = {"branch_c": np.array([f.c for f in branch]), "branch_kappa": np.array([f.kappa for f in branch]),
+           "branch_nu": np.array([f.nu for f in branch]),
+           "branch_stable": np.array([f.stable for f in branch]),
+           "branch_instability": np.array([f.instability for f in branch])}
+    # c_crit lies between the last stable point and the next grid c (unstable, or where the branch is lost)
+    stable = out["branch_stable"]
+    last = int(np.flatnonzero(stable)[-1]) if stable.any() else -1
+    upper = p["branch_c"][last + 1] if last + 1 < len(p["branch_c"]) else np.inf
+    out["c_crit_bracket"] = np.array([p["branch_c"][last] if last >= 0 else 0.0, upper])
+    start = (*p["step_start"], 0.0, 0.0, 0.0)
+    final = []
+    for c, rng in zip(p["step_c"], rngs):
+        init = Overlaps(**{k: np.full(p["step_runs"], x) for k, x in zip(OVERLAP_NAMES, start)})
+        n = int(round(p["step_t"] * d / c))
+        run = online_sgd_reduced(problem, init, alpha=c / d, n_steps=n, batch_size=B, rng=rng, log_every=n)
+        x = np.stack([run.kappa[-1], run.nu[-1]])
+        final.append(np.stack([x.mean(axis=1), x.std(axis=1, ddof=1) / np.sqrt(x.shape[1])]))
+    out["step_final"] = np.array(final)  # (n_c, mean / stderr, kappa / nu)
+    return out
+
+
+def compute(p: dict, rng: np.random.Generator, progress) -> dict:
+    n = len(p["path_d"]) + len(p["escape_d"]) + len(p["step_c"])
+    streams = rng.spawn(n)
+    a, b = len(p["path_d"]), len(p["path_d"]) + len(p["escape_d"])
+    out = {}
+    with progress(total=3, desc="SGD at step c/d") as bar:
+        out.update(_paths(p, streams[:a]))
+        bar.update()
+        out.update(_escape(p, streams[a:b]))
+        bar.update()
+        out.update(_step(p, streams[b:]))
+        bar.update()
+    return out
+
+
+def plot(data: dict, p: dict):
+    from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import NullFormatter
+
+    from ..style import DOUBLE_COLUMN, PALETTE
+
+    fig = Figure(figsize=(DOUBLE_COLUMN, 7.6), layout="constrained")
+    (ax_k, ax_n), (ax_e, ax_c) = fig.subplots(2, 2)
+    shades = [PALETTE[k] for k in ("quadrature", "monte_carlo", "accent")]
+    for ax, j, symbol in ((ax_k, 0, "κ"), (ax_n, 1, "ν")):
+        for i, (d, color) in enumerate(zip(p["path_d"], shades)):
+            t, m, se = data[f"path_t_{i}"], data[f"path_mean_{i}"][j], data[f"path_se_{i}"][j]
+            ax.fill_between(t, m - _Z95 * se, m + _Z95 * se, color=color, alpha=0.25, lw=0)
+            ax.plot(t, m, "o", ms=2.5, color=color, label=f"(a, b) d = {d:,}: mean SGD, 95% band")
+            ax.plot(t, data[f"path_effective_{i}"][j], "-", color=color, lw=1.2)
+            ax.plot(t, data[f"path_population_{i}"][j], ":", color=color, lw=1.2)
+        ax.set(xlabel="flow time τ = (c/d) × steps", ylabel=symbol,
+               title=f"({'ab'[j]}) {symbol}(τ), λ = 2/s, c = {p['path_c']:g}, {p['path_runs']} runs")
+    handles, labels = ax_k.get_legend_handles_labels()
+    handles += [Line2D([], [], color=PALETTE["closed_form"], lw=1.2),
+                Line2D([], [], color=PALETTE["closed_form"], lw=1.2, ls=":")]
+    labels += ["(a, b) effective ODE F + (c/d)D (mean drift)", "(a, b) population flow F"]
+    d = np.array(p["escape_d"], dtype=float)
+    pred, meas, times = data["escape_predicted"], data["escape_measured"], data["escape_times"]
+    ax_e.fill_between(d, pred[:, 0], pred[:, 2], color=PALETTE["quadrature"], alpha=0.25, lw=0)
+    ax_e.plot(d, pred[:, 1], "-", color=PALETTE["quadrature"],
+              label="(c) prediction with one unstable mode (on M), median and\nquartiles: incomplete for SGD (a second mode, off M)")
+    for i, x in enumerate(d):
+        aligned = times[i][np.isfinite(times[i])]
+        ax_e.plot(np.full(aligned.size, x * 1.06), aligned, "_", ms=4, color=PALETTE["muted"])
+    upper = np.where(np.isfinite(meas[:, 2]), meas[:, 2], p["t_max"])
+    late = ", ".join(f"{x:.0%}" for x in np.mean(~np.isfinite(times), axis=1))
+    ax_e.errorbar(d, meas[:, 1], yerr=[meas[:, 1] - meas[:, 0], upper - meas[:, 1]], fmt="o",
+                  color=PALETTE["monte_carlo"], capsize=2,
+                  label=f"(c) SGD, {p['escape_runs']} runs (ticks): median, quartiles;\n"
+                        f"not aligned by τ = {p['t_max']:g}: {late}")
+    ax_e.set(xscale="log", xlim=(d.min() / 1.5, d.max() * 1.5), xticks=d, xticklabels=[f"{x:,.0f}" for x in d],
+             xlabel="d", ylabel=f"first alignment time τ (δ = {p['delta']:g})",
+             title=f"(c) escape from the saddle, c = {p['escape_c']:g}, λ = 1/s")
+    ax_e.xaxis.set_minor_formatter(NullFormatter())
+    c, s = data["branch_c"], data["branch_stable"]
+    for key, symbol, color in (("kappa", "κ*", PALETTE["quadrature"]), ("nu", "ν*", PALETTE["flow"])):
+        y = data[f"branch_{key}"]
+        ax_c.plot(c, y, "-", color=color, lw=1.0)
+        ax_c.plot(c[s], y[s], "o", ms=3, color=color, label=f"(d) {symbol}: fixed point of one run's drift (open: unstable)")
+        ax_c.plot(c[~s], y[~s], "o", ms=3, mfc="white", color=color)
+    f = data["step_final"]
+    for j, color in ((0, PALETTE["monte_carlo"]), (1, PALETTE["orange"])):
+        ax_c.errorbar(p["step_c"], f[:, 0, j], yerr=_Z95 * f[:, 1, j], fmt="s", ms=3, color=color, capsize=2,
+                      label=f"(d) SGD {'κν'[j]} at τ = {p['step_t']:g} from (0.9, 0.9), mean ± 1.96 s.e.")
+    lo, hi = data["c_crit_bracket"]
+    if np.isfinite(hi):
+        ax_c.axvspan(lo, hi, color=PALETTE["muted"], alpha=0.3, lw=0, label="(d) c_crit lies in this grid interval")
+    ax_c.set(xlabel="c (step α = c/d)", ylabel="overlap at the fixed point",
+             title=f"(d) aligned fixed point, d = {p['step_d']:,}, λ = 1/s")
+    for ax in (ax_e, ax_c):
+        more = ax.get_legend_handles_labels()
+        handles, labels = handles + more[0], labels + more[1]
+    fig.legend(handles, labels, loc="outside lower center", ncols=2, fontsize=7)
+    fig.suptitle(f"Online SGD at step c/d, exact reduced simulator (L = {p['L']}, γ = √½, ε = {p['eps']:g}, "
+                 f"B = {p['batch_size']})")
+    return fig

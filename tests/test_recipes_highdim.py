@@ -1,0 +1,72 @@
+"""The figure recipe highdim_sgd (online SGD at step c/d) in quick mode: the data it draws is
+consistent with its parameters and with the routes it calls."""
+
+import types
+
+import numpy as np
+import pytest
+
+from figures.recipes import highdim_sgd
+
+EPS = np.finfo(float).eps
+
+
+@pytest.fixture(scope="module")
+def quick(quick_figures):
+    outcome = quick_figures.outcomes["highdim_sgd"]
+    assert outcome.status == "computed", outcome.reason
+    return highdim_sgd.params(True), quick_figures.data("highdim_sgd")
+
+
+def test_paths_start_at_the_start_and_end_at_t_end(quick):
+    p, data = quick
+    for i in range(len(p["path_d"])):
+        t = data[f"path_t_{i}"]
+        assert t[0] == 0 and abs(t[-1] - p["path_t"]) <= 8 * EPS * p["path_t"]
+        assert np.array_equal(data[f"path_mean_{i}"][:, 0], p["path_start"][:2])
+        for key in ("path_effective", "path_population"):
+            # the solvers' interpolant at t = 0: the start up to a few roundings
+            np.testing.assert_allclose(data[f"{key}_{i}"][:, 0], p["path_start"][:2], rtol=8 * EPS, err_msg=key)
+        # every run starts at the same point: no spread at t = 0, some afterwards
+        assert np.all(data[f"path_se_{i}"][:, 0] == 0) and np.all(data[f"path_se_{i}"][:, 1:] > 0)
+
+
+def test_escape_quantiles_are_those_of_the_runs(quick):
+    p, data = quick
+    times = data["escape_times"]
+    assert times.shape == (len(p["escape_d"]), p["escape_runs"])
+    for row, measured in zip(times, data["escape_measured"]):
+        finite = np.sort(row[np.isfinite(row)])
+        # inverted-CDF quantile q of n values: the ceil(q n)-th smallest (inf if beyond the aligned runs)
+        for q, value in zip(data["escape_quantiles"], measured):
+            rank = int(np.ceil(q * row.size))
+            assert value == (finite[rank - 1] if rank <= finite.size else np.inf)
+        assert np.all(finite > 0) and np.all(finite <= p["t_max"])
+    # a larger |xi| aligns earlier: the predicted times increase with the quantile of the time
+    assert np.all(np.diff(data["escape_predicted"], axis=1) > 0) and np.all(data["escape_rate"] > 0)
+
+
+def test_first_alignment_is_the_first_logged_time_past_one_minus_delta():
+    run = types.SimpleNamespace(time=np.array([0.0, 1.0, 2.0, 3.0]),
+                                kappa=np.array([[0.1, 0.1, 0.1], [0.9, -0.96, 0.1], [0.96, 0.97, 0.2], [0.99, 0.99, 0.3]]),
+                                nu=np.array([[0.1, 0.1, 0.1], [0.97, -0.97, 0.99], [0.96, 0.9, 0.99], [0.99, 0.99, 0.99]]))
+    assert highdim_sgd.first_alignment(run, 0.05).tolist() == [2.0, 1.0, np.inf]
+
+
+def test_fixed_point_branch_and_the_critical_bracket(quick):
+    p, data = quick
+    c, stable = data["branch_c"], data["branch_stable"]
+    assert np.all(np.diff(c) > 0) and np.array_equal(stable, data["branch_instability"] < 0)
+    assert np.all((data["branch_kappa"] > 0) & (data["branch_kappa"] < 1) & (data["branch_nu"] < 1))
+    lo, hi = data["c_crit_bracket"]
+    assert lo == c[stable][-1] and lo < hi
+    final = data["step_final"]
+    assert final.shape == (len(p["step_c"]), 2, 2) and np.all(final[:, 1] > 0)
+
+
+def test_full_mode_sizes():
+    p, q = highdim_sgd.params(False), highdim_sgd.params(True)
+    assert p["path_d"] == [100, 1000, 10_000] and p != q
+    assert min(p["escape_d"]) == 1000 and max(p["escape_d"]) == 10_000
+    # SGD on both sides of the branch's end (c_crit = 7.6 at d = 10^3, docs/math/highdim.md#the-largest-step)
+    assert min(p["step_c"]) < 7.6 < max(p["step_c"]) and max(p["branch_c"]) > 7.6
