@@ -146,6 +146,8 @@ def compute(p: dict, rng: np.random.Generator, progress) -> dict:
     return out
 
 
+# long function: the four panels are drawn inside plot, the one function the cache key leaves out, so that
+# restyling the figure never recomputes its data (~1 min)
 def plot(data: dict, p: dict):
     from matplotlib.figure import Figure
     from matplotlib.lines import Line2D
