@@ -45,7 +45,9 @@ _Z95 = 1.959963984540054
 
 
 def params(quick: bool) -> dict:
-    return {"L": 10, "gamma": float(np.sqrt(0.5)), "eps": 0.1, "batch_size": 1,
+    from theory import PAPER_GAMMA, PAPER_L
+
+    return {"L": int(PAPER_L), "gamma": float(PAPER_GAMMA), "eps": 0.1, "batch_size": 1,
             "path_c": 0.5, "path_lam_bar": 2.0, "path_start": [0.2, 0.2, 0.0, 0.0, 0.0], "path_log": 20,
             "escape_c": 0.5, "escape_lam_bar": 1.0, "escape_log_dt": 0.05,
             "step_d": 1000, "step_lam_bar": 1.0, "step_start": [0.9, 0.9], **_SIZES[quick]}
