@@ -30,7 +30,7 @@ TITLE = "Online SGD at step c/d: effective ODE across d, escape time against log
 CAPTION = ("Online SGD at step c/d (exact reduced simulator): (a, b) mean overlaps against the effective ODE "
            "and the population flow at d = 10^2, 10^3, 10^4; (c) first-alignment time against d with the "
            "one-mode prediction; (d) the aligned fixed point of one run against c and SGD on both sides of c_crit.")
-COST = 55  # seconds of a full compute, measured (benchmarks/RESULTS.md); orders slr reproduce's work
+COST = 28  # seconds of a full compute, measured (benchmarks/RESULTS.md); orders slr reproduce's work
 SEED = 20250118
 
 # quick: a smoke run (delta = 0.5 shortens the escape prediction's integration, its main cost)
