@@ -15,7 +15,7 @@ import signal
 import sys
 import threading
 
-from numerics.pool import Terminated, available_cores
+from numerics.pool import available_cores, terminating_handler
 
 from .commands import add_clean_parser, add_list_parser, add_risk_parser
 from .paths import OutputPaths
@@ -220,18 +220,16 @@ def _cap_jobs(args) -> None:
         args.jobs = cores
 
 
-def _terminate_on_sigterm(signum, frame):
-    # SIGTERM unwinds like Ctrl-C: the pool cancels queued work and terminates its workers,
-    # temporary files are removed, and the exit status is 128 + 15.
-    raise Terminated(128 + signum)
-
-
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     _cap_jobs(args)
     in_main_thread = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _terminate_on_sigterm) if in_main_thread else None
+    # SIGTERM unwinds like Ctrl-C: the pool cancels queued work and terminates its workers,
+    # temporary files are removed, and the exit status is 128 + 15 (a second SIGTERM does not
+    # interrupt that cleanup).
+    on_sigterm = terminating_handler(threading.Event())
+    previous = signal.signal(signal.SIGTERM, on_sigterm) if in_main_thread else None
     try:
         return args.func(args)
     except ValueError as exc:

@@ -34,7 +34,7 @@ import time
 
 from .kernels import blas_threads_per_worker
 
-__all__ = ["Terminated", "WorkerPool", "available_cores", "ordered_map", "worker_context"]
+__all__ = ["Terminated", "WorkerPool", "available_cores", "ordered_map", "terminating_handler", "worker_context"]
 
 _PR_SET_PDEATHSIG = 1   # from <linux/prctl.h>
 _WATCHDOG_PERIOD = 0.5  # seconds between two looks at the parent process id
@@ -68,17 +68,31 @@ def _exit_after(seconds: float, code: int) -> None:
     threading.Thread(target=end, name="exit-timer", daemon=True).start()
 
 
+def terminating_handler(stopping: threading.Event, on_first=None):
+    """A SIGTERM handler that raises ``Terminated(128 + signum)`` once and ignores later signals.
+
+    The first signal sets ``stopping``, calls ``on_first(signum)`` (if given) and raises, which
+    unwinds the program through its ``except``/``finally`` blocks (the removal of temporary
+    files). A later signal returns at once: raised inside that cleanup, it would cut it short.
+    Two signals are the rule, not a corner case: when a worker's parent dies, both the kernel
+    (``PR_SET_PDEATHSIG``) and the watchdog send one, about half a second apart.
+    """
+    def handler(signum, frame):
+        if stopping.is_set():
+            return
+        stopping.set()
+        if on_first is not None:
+            on_first(signum)
+        raise Terminated(128 + signum)
+
+    return handler
+
+
 _STOPPING = threading.Event()  # set in a worker once it was told to stop
-
-
-def _terminate_self(signum, frame):
-    # SystemExit runs the finally blocks of the task; the pool's worker loop catches it as a
-    # task failure and would carry on with a queued task, hence the flag that makes any further
-    # task stop before it starts (``_guarded``) and the timer that ends the process for good.
-    if not _STOPPING.is_set():
-        _STOPPING.set()
-        _exit_after(_GRACE, 128 + signum)
-    raise Terminated(128 + signum)
+# SystemExit runs the finally blocks of the task; the pool's worker loop catches it as a task
+# failure and would carry on with a queued task, hence the flag that makes any further task stop
+# before it starts (``_guarded``) and the timer that ends the process for good.
+_terminate_self = terminating_handler(_STOPPING, on_first=lambda signum: _exit_after(_GRACE, 128 + signum))
 
 
 def _guarded(fn, *args, **kwargs):

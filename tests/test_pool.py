@@ -182,3 +182,68 @@ def test_killed_parent_leaves_no_worker_and_no_temporary_file(tmp_path, signum):
         assert stopped < 10
     finally:
         kill_group(proc.pid)
+
+
+# A second SIGTERM while the first one's cleanup runs (when a worker's parent dies, the kernel's
+# parent-death signal and the watchdog's arrive about half a second apart). The former handlers
+# raised again inside the cleanup and cut it short: a temporary file was left behind. Checked in
+# the two places that turn SIGTERM into Terminated: a pool worker stopped by its pool, and the
+# command line (its parser swapped for one whose command is the task below).
+SECOND_SIGNAL = textwrap.dedent('''
+    import argparse, os, signal, sys, time
+    from pathlib import Path
+    from numerics.pool import WorkerPool
+
+    def task(folder):
+        try:
+            Path(folder, "started").write_text("")
+            time.sleep(30)
+        finally:
+            os.kill(os.getpid(), signal.SIGTERM)  # the second signal, delivered during the cleanup
+            time.sleep(0.2)
+            Path(folder, "cleaned").write_text("")
+
+    def command(args):
+        return task(args.folder)
+
+    def parser():
+        p = argparse.ArgumentParser()
+        p.add_argument("folder")
+        p.set_defaults(func=command, command="test", jobs=1)
+        return p
+
+    if __name__ == "__main__":
+        folder = Path(sys.argv[2])
+        if sys.argv[1] == "worker":
+            with WorkerPool(1) as pool:
+                pool.submit(task, str(folder))
+                while not (folder / "started").exists():
+                    time.sleep(0.05)
+                pool.terminate()
+        else:
+            import figures.cli
+            figures.cli.build_parser = parser
+            pid = os.fork()
+            if pid == 0:
+                while not (folder / "started").exists():
+                    time.sleep(0.05)
+                os.kill(os.getppid(), signal.SIGTERM)
+                os._exit(0)
+            try:
+                sys.exit(figures.cli.main([str(folder)]))
+            finally:
+                os.waitpid(pid, 0)
+''')
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="os.fork")
+@pytest.mark.parametrize("where", ["worker", "cli"])
+def test_a_second_sigterm_does_not_cut_the_cleanup_short(tmp_path, where):
+    script = tmp_path / "stopped.py"
+    script.write_text(SECOND_SIGNAL)
+    out = subprocess.run([sys.executable, str(script), where, str(tmp_path)], capture_output=True,
+                         text=True, timeout=120)
+    assert (tmp_path / "started").exists(), out.stderr
+    assert (tmp_path / "cleaned").exists(), out.stderr
+    if where == "cli":
+        assert out.returncode == 128 + signal.SIGTERM, out.stderr
