@@ -22,7 +22,9 @@ are in the cache key instead). Rules:
 from __future__ import annotations
 
 import ast
+import copy
 import dataclasses
+import functools
 import hashlib
 from pathlib import Path
 
@@ -85,7 +87,20 @@ def _read(name: str, root: Path, importer: str) -> tuple[str, ast.Module, bool]:
         raise ValueError(f"module {name!r} imported by {importer} is not allowed: no such project module "
                          f"under {root}")
     text = path.read_text()
-    return text, ast.parse(text, filename=str(path)), path.name == "__init__.py"
+    return text, _parse(text, str(path)), path.name == "__init__.py"
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse(text: str, filename: str = "<unknown>") -> ast.Module:
+    """The tree of ``text``, parsed once per process and text (every recipe's closure reads the
+    same files; a changed file is a new text). Shared: never modified (``_without`` copies it)."""
+    return ast.parse(text, filename=filename)
+
+
+@functools.lru_cache(maxsize=1024)
+def _import_nodes(tree: ast.Module) -> tuple:
+    """The ``import`` statements of ``tree`` at any depth (cached by the tree's identity)."""
+    return tuple(n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)))
 
 
 class _Drop(ast.NodeTransformer):
@@ -101,7 +116,8 @@ def _without(tree: ast.Module, skip) -> ast.Module:
     imports that only they use."""
     if not skip:
         return tree
-    body = _Drop(skip).visit(ast.Module(body=list(tree.body), type_ignores=[])).body
+    # a deep copy: _Drop edits nested bodies in place, and ``tree`` may be the shared parse
+    body = _Drop(skip).visit(ast.Module(body=copy.deepcopy(tree.body), type_ignores=[])).body
     kept = ast.Module(body=[n for n in body if not isinstance(n, (ast.Import, ast.ImportFrom))], type_ignores=[])
     used = {n.id for n in ast.walk(kept) if isinstance(n, ast.Name)}
     used |= {n.value.id for n in ast.walk(kept) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)}
@@ -152,7 +168,7 @@ def _target(module: str, name: str, closure: CodeClosure, importer: str) -> str:
 
 def _imported(tree: ast.Module, module: str, is_package: bool, closure: CodeClosure) -> set[str]:
     found = set()
-    for node in ast.walk(tree):
+    for node in _import_nodes(tree):
         if isinstance(node, ast.Import):
             found |= {a.name for a in node.names if is_project_module(a.name)}
         elif isinstance(node, ast.ImportFrom):
@@ -170,7 +186,7 @@ def code_closure(module: str, *, root: Path | None = None, skip=(), skip_under: 
     if text is None:
         text, tree, is_package = _read(module, closure.root, "the caller")
     else:
-        tree, is_package = ast.parse(text), False
+        tree, is_package = _parse(text), False
     tree = _without(tree, set(skip))
     closure.followed[module] = ast.unparse(tree) if skip else text
     todo = sorted(_imported(tree, module, is_package, closure))

@@ -250,14 +250,8 @@ def test_claim_fails_on_its_corruption_in_quick_mode(claim_id, monkeypatch):
     assert result.status == "fail", (result.measured_text, result.details.get("traceback"))
 
 
-# Claims whose corrupted full-mode run does not fit in CI: with alpha D dropped, the effective ODE of
-# `highdim-paper-sgd` (the population flow through the quadrature drift, flow time 200) ran past the
-# 900 s test timeout in CI. Its corruption is tested in quick mode above (the same fault, 5% of the run).
-FULL_MODE_TOO_LONG = ("highdim-paper-sgd",)
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize("claim_id", [c for c in CORRUPTIONS if c not in FULL_MODE_TOO_LONG])
+@pytest.mark.parametrize("claim_id", list(CORRUPTIONS))
 def test_claim_fails_on_its_corruption_in_full_mode(claim_id, monkeypatch):
     CORRUPTIONS[claim_id](monkeypatch)
     result = CLAIMS[claim_id](quick=False, seed=0)

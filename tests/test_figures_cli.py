@@ -113,13 +113,13 @@ def test_python_dash_m_figures_is_slr_figures():
 def test_reproduce_runs_figures_and_claims_in_one_pool(tmp_path, capsys):
     """With --jobs 2 the recipes and the claims share one queue of worker processes; the outputs
     are those of the two commands."""
-    argv = ["reproduce", "--quick", "--jobs", "2", "--out", str(tmp_path), "--only", "oracle_stability,phase_portrait",
-            "--only-claim", "theorem1-oracle-general,zeta-closed-form"]
+    argv = ["reproduce", "--quick", "--jobs", "2", "--out", str(tmp_path), "--only", "risk_routes,phase_portrait",
+            "--only-claim", "theorem1-quadrature,zeta-closed-form"]
     assert main(argv) == 0
     out = capsys.readouterr().out
-    assert "figure oracle_stability" in out and "claim zeta-closed-form" in out
-    for name in ("oracle_stability", "phase_portrait"):
+    assert "figure risk_routes" in out and "claim zeta-closed-form" in out
+    for name in ("risk_routes", "phase_portrait"):
         assert (tmp_path / "quick" / "figures" / f"{name}.png").is_file()
     report = json.loads((tmp_path / "quick" / "verification.json").read_text())
-    assert sorted(c["claim_id"] for c in report["claims"]) == ["theorem1-oracle-general", "zeta-closed-form"]
+    assert sorted(c["claim_id"] for c in report["claims"]) == ["theorem1-quadrature", "zeta-closed-form"]
     assert all(c["status"] == "pass" for c in report["claims"])

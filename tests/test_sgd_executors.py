@@ -48,7 +48,9 @@ def test_serial_processes_threads_and_dask_give_identical_numbers():
     processes = run_sgd_experiment(SMALL, executor=2, **kw)
     with concurrent.futures.ThreadPoolExecutor(max_workers=3) as pool:
         threads = run_sgd_experiment(SMALL, executor=pool, **kw)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+    # one worker process (and its nanny): a process boundary, as for the process pool above; the
+    # tasks run one after another in it, so no state may leak from one task to the next
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster, \
             distributed.Client(cluster) as client:
         dask = run_sgd_experiment(SMALL, executor=client, progress=True, **kw)

@@ -14,7 +14,7 @@ from ..dynamics.flow import overlap_flow, schedule_in_flow_time
 from ..dynamics.ode import OdeOptions
 from ..dynamics.schedules import lambda_setting
 from ..sgd.reduced import online_sgd_reduced
-from .effective_flow import check_highdim_settings, effective_flow
+from .effective_flow import EFFECTIVE_ODE, check_highdim_settings, effective_flow
 from .fluctuations import moment_closure_flow
 
 __all__ = ["SGDComparison", "compare_with_sgd", "PREDICTIONS"]
@@ -53,7 +53,7 @@ def _flow_time_problem(problem, alpha):
 
 
 def compare_with_sgd(problem, start, *, c, batch_size, t_end, n_runs, rng, n_log=4,
-                     predictions=PREDICTIONS, up_to_sign=False) -> SGDComparison:
+                     predictions=PREDICTIONS, up_to_sign=False, ode: OdeOptions = EFFECTIVE_ODE) -> SGDComparison:
     """Run ``n_runs`` of reduced SGD at alpha = c/d for t_end / alpha steps from the scalar 5-tuple
     ``start`` and integrate the three predictions. ``problem``: a ``theory.Problem`` (constant
     lambda) or a ``numerics.ScheduledProblem`` whose lam is a number or a step schedule (a callable
@@ -63,7 +63,8 @@ def compare_with_sgd(problem, start, *, c, batch_size, t_end, n_runs, rng, n_log
     run at each logged time is first mapped by the exact symmetry (k, v) -> (-k, -v), i.e.
     (kappa, nu, theta, eta, rho) -> (-kappa, -nu, -theta, -eta, rho), into the half-space
     kappa + nu >= 0 (the predictor and the law of SGD are invariant under it), so that runs that
-    crossed to the mirror solution are compared with the prediction's branch."""
+    crossed to the mirror solution are compared with the prediction's branch. ``ode``: the
+    integrator's ``numerics.OdeOptions`` for the effective ODE (``numerics.highdim.effective_flow``)."""
     unknown = set(predictions) - set(PREDICTIONS)
     if unknown or not predictions:
         raise ValueError(f"predictions={predictions!r} is not allowed: choose among {PREDICTIONS}")
@@ -79,7 +80,8 @@ def compare_with_sgd(problem, start, *, c, batch_size, t_end, n_runs, rng, n_log
     routes = {
         "population": lambda: overlap_flow(shim, Overlaps(**dict(zip(OVERLAP_NAMES, start))), t_end=t[-1],
                                            t_eval=t, ode=OdeOptions(rtol=1e-8, atol=1e-10)).y,
-        "effective": lambda: effective_flow(shim, start, c=c, batch_size=batch_size, t_end=t[-1], t_eval=t).y,
+        "effective": lambda: effective_flow(shim, start, c=c, batch_size=batch_size, t_end=t[-1], t_eval=t,
+                                             ode=ode).y,
         "closure": lambda: moment_closure_flow(shim, start, c=c, batch_size=batch_size, t_end=t[-1],
                                                t_eval=t).mean}
     preds = {name: routes[name]() for name in PREDICTIONS if name in predictions}

@@ -12,6 +12,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from theory.checks import check_integer, check_positive_real
+from theory.feasible import nearest_feasible
 from theory.highdim import effective_drift, task_scalars
 from theory.parameters import OVERLAP_NAMES, Overlaps
 
@@ -70,7 +71,11 @@ def effective_flow(problem, initial, *, c, batch_size, t_end, ode: OdeOptions = 
     t_end = check_positive_real("t_end", t_end)
 
     def rhs(t, y):
-        return effective_drift(task.with_lam(lam_t(t)), y, alpha=alpha, batch_size=batch_size)
+        # the drift is evaluated at the nearest feasible overlaps: the integrator's state may leave the
+        # feasible set by its tolerance, and the quadrature's frame (clamped square roots) extends the
+        # drift outside it unstably (docs/math/highdim.md#quadrature)
+        x = nearest_feasible(*y)
+        return effective_drift(task.with_lam(lam_t(t)), x, alpha=alpha, batch_size=batch_size)
 
     if not isinstance(ode, OdeOptions):
         raise ValueError(f"ode={ode!r} is not allowed: ode must be a numerics.OdeOptions")

@@ -41,14 +41,14 @@ def frame_coordinates(kappa, nu, theta, eta, rho):
 
 @functools.lru_cache(maxsize=8)
 def _grid(step):
-    """Nodes (N, 4) and weights (N,) of the standard Gaussian in 4 dimensions."""
+    """Nodes (4, N), one row per coordinate, and weights (N,) of the standard Gaussian in 4 dimensions."""
     t = np.arange(-_Z1_RANGE, _Z1_RANGE + step / 2, step)
     w1 = step * np.exp(-t * t / 2.0) / np.sqrt(2.0 * np.pi)
     x, wx = hermegauss(_N_HERMITE)
     wx = wx / np.sqrt(2.0 * np.pi)
     mesh = np.meshgrid(t, x, x, x, indexing="ij")
     weights = np.einsum("i,j,k,l->ijkl", w1, wx, wx, wx).ravel()
-    return np.stack([m.ravel() for m in mesh], axis=1), weights
+    return np.stack([m.ravel() for m in mesh]), weights
 
 
 def _basis(k):
@@ -63,22 +63,24 @@ def token_moments(k, v, lam, *, mean, sd, informative, step=0.2):
     "ww", "uu", "wu": E[A^j w^2], E[A^j u^2], E[A^j w u]; "s2": sd^2."""
     # the gates vary on the scale 1/(lambda sd) of z1: the step is taken in that unit
     Z, W = _grid(step / max(1.0, lam * sd))
-    # einsum, not BLAS: small products, and no thread pool contending with other processes
-    X = np.einsum("nj,ij->ni", Z, sd * _basis(k))
-    X[:, 0] += mean
-    p, q = np.einsum("ni,i->n", X, k), np.einsum("ni,i->n", X, v)
+    # einsum, not BLAS: small products, and no thread pool contending with other processes; the
+    # arrays are feature-major (4, N), where a two-operand einsum over the nodes is ~9x faster than
+    # a three-operand one over (N, 4) arrays
+    X = np.einsum("ij,jn->in", sd * _basis(k), Z)
+    X[0] += mean
+    p, q = np.einsum("i,in->n", k, X), np.einsum("i,in->n", v, X)
     lp = lam * p
     u = erf(lp)
     w = lam * _TWO_OVER_SQRT_PI * np.exp(-lp * lp) * q
-    A = u * q - (X[:, 1] if informative else 0.0)
-    a = w[:, None] * (X - p[:, None] * k)
-    b = u[:, None] * (X - q[:, None] * v)
+    A = u * q - (X[1] if informative else 0.0)
+    a = w * (X - k[:, None] * p)
+    b = u * (X - v[:, None] * q)
     powers = [W, W * A, W * A * A]
     out = {"A": [float(np.sum(P)) for P in powers], "s2": sd * sd}
     for name, vec in (("a", a), ("b", b)):
-        out[name] = [np.einsum("n,ni->i", P, vec) for P in powers]
+        out[name] = [np.einsum("in,n->i", vec, P) for P in powers]
     for name, (x, y) in (("aa", (a, a)), ("bb", (b, b)), ("ab", (a, b))):
-        out[name] = [np.einsum("n,ni,nj->ij", P, x, y) for P in powers]
+        out[name] = [np.einsum("in,jn->ij", x * P, y) for P in powers]
     for name, val in (("ww", w * w), ("uu", u * u), ("wu", w * u)):
         out[name] = [float(np.einsum("n,n->", P, val)) for P in powers]
     return out
