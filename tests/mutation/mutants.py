@@ -292,6 +292,10 @@ MUTANTS = [
        "y += eps * xi[i]", "y += xi[i]",
        "Monte-Carlo kernel: output noise of variance 1 instead of eps^2",
        [_KMC + "test_span_route_equals_reference"], ("theorem1-montecarlo",)),
+    _m("escape-window-route", "numerics", "numerics/highdim/escape_sgd.py",
+       "on[out] >= off[out], False", "on[out] <= off[out], False",
+       "SGD escape window: the run's route (on or off M) read the wrong way round",
+       ["tests/test_highdim_escape_sgd.py::test_without_noise_no_run_leaves_off_m"], ("highdim-sgd-escape",)),
     # ---- verification: the framework ---------------------------------------------------------
     _m("check-passed-finite", "verification", "figures/verify/framework.py",
        "return bool(np.isfinite(self.measured) and self.measured <= self.tolerance)",

@@ -1,0 +1,175 @@
+"""The escape of online SGD from the saddle (0, 0) with both unstable modes, and the law of its
+first-alignment time (docs/math/highdim.md#two-unstable-modes-under-sgd).
+
+At the saddle the drift F + alpha D has two unstable modes of nearly equal rates: r on M (kappa, nu)
+and r_perp off M (theta, eta). Started on M, PGD excites only r; the noise of SGD excites both. They
+compete at the scale 1/sqrt(d): F has curvature ~ d along theta (the informative token's mean s k*),
+so an off-M amplitude of order 1/sqrt(d) already lowers the on-M rate by O(1), and conversely. In
+u = sqrt(d) x this window is a nonlinear SDE with d-free coefficients when lambda = lambda_bar / s,
+not a linear one. It is simulated (Euler-Maruyama, step ``dt``): drift F(x) (closed form) + alpha D
+linearised at the saddle, noise sqrt(alpha C_0 / B) dW (C_0 the increment covariance at the saddle),
+from the initial law on M, until |(kappa, nu)| or |(theta, eta)| reaches the exit radius R.
+
+Runs that exit off M go to the swapped state ((theta, eta) ~ (0.85, 0.99) at lambda = 1/s) and do
+not align on the time scale of the others: the law of the first-alignment time has an atom at
+infinity, of mass ``slow_fraction``. A run that exits on M at x_exit follows the drift of one run G
+(``per_run_drift``: the fast theta-fluctuation averaged in discrete time) and first aligns,
+min(|kappa|, |nu|) >= 1 - delta, at
+
+    tau = tau_exit + tau_after(R r) + log(R / |<r, x_exit>|) / mu,
+
+tau_after(R r) the alignment time of dx/dtau = G(x) from R r (one integration per prediction).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from scipy.integrate import solve_ivp
+
+from theory.highdim import gradient_moments, population_drift, second_order_drift, task_scalars
+
+from ..dynamics.initial import sample_initial_overlaps
+from .effective_flow import check_highdim_settings
+from .fluctuations import increment_covariance, population_velocity
+from .per_run import per_run_drift
+
+__all__ = ["EscapeWindow", "SGDEscapeLaw", "escape_window", "sgd_escape_law"]
+
+_H = 1e-6  # central-difference step of the Jacobians at the saddle
+
+
+@dataclasses.dataclass(frozen=True)
+class SGDEscapeLaw:
+    """The predicted law of the first-alignment flow time of online SGD from the initial law on M:
+    ``times`` (n_samples, sorted; inf for the runs that exit off M), the on-M and off-M rates
+    ``rate``, ``rate_off``, the on-M unit direction ``direction``, ``exit_radius`` R,
+    ``tau_after`` = tau_after(R r), and ``slow_fraction`` (the fraction exiting off M)."""
+
+    rate: float
+    rate_off: float
+    direction: np.ndarray
+    exit_radius: float
+    tau_after: float
+    slow_fraction: float
+    times: np.ndarray
+
+    def quantile(self, q):
+        """The q-quantile(s) of the first-alignment time (inf beyond 1 - slow_fraction)."""
+        return np.quantile(self.times, q, method="inverted_cdf")
+
+    def cdf(self, t):
+        """P(first alignment <= t) under the predicted law."""
+        return np.searchsorted(self.times, np.asarray(t, dtype=float), side="right") / len(self.times)
+
+
+def _saddle_linearisation(problem, alpha, batch_size):
+    """(J, D_lin, C_0): the Jacobian of F + alpha D at the saddle, its alpha D part, and the
+    per-sample increment covariance there."""
+    def drift(x):
+        m = gradient_moments(problem, tuple(x), check=False)
+        return population_drift(m, tuple(x)) + alpha * second_order_drift(m, tuple(x), batch_size)
+
+    steps = _H * np.eye(5)
+    J = np.array([(drift(h) - drift(-h)) / (2 * _H) for h in steps]).T
+    F = population_velocity(problem, np.vstack([steps, -steps]))
+    J_F = ((F[:5] - F[5:]) / (2 * _H)).T
+    zero = (0.0,) * 5
+    return J, J - J_F, increment_covariance(gradient_moments(problem, zero, check=False), zero)
+
+
+def _unstable(block):
+    w, U = np.linalg.eigh(0.5 * (block + block.T))
+    return float(w[-1]), U[:, -1] * np.sign(U[0, -1] + U[1, -1])
+
+
+def _window(problem, x, D_lin, noise, radius, dt, t_max, rng):
+    """Euler-Maruyama of the window SDE from the rows of x until |(kappa, nu)| or |(theta, eta)|
+    reaches ``radius``: exit times, whether on M, and the exit states."""
+    n = len(x)
+    t, on_m, active = np.full(n, np.inf), np.zeros(n, bool), np.ones(n, bool)
+    tau = 0.0
+    while active.any() and tau < t_max:
+        idx = np.flatnonzero(active)
+        xa = x[idx]
+        xa = xa + dt * (population_velocity(problem, xa) + xa @ D_lin.T) + rng.standard_normal(xa.shape) @ noise.T
+        x[idx] = xa
+        tau += dt
+        on, off = np.hypot(xa[:, 0], xa[:, 1]), np.hypot(xa[:, 2], xa[:, 3])
+        out = np.maximum(on, off) >= radius
+        t[idx[out]], on_m[idx[out]], active[idx[out]] = tau, on[out] >= off[out], False
+    if active.any():
+        raise RuntimeError(f"{int(active.sum())} samples did not leave the saddle by t_max={t_max}")
+    return t, on_m, x
+
+
+def _tau_after(problem, start, c, batch_size, delta, t_max):
+    """First time min(|kappa|, |nu|) = 1 - delta along dx/dtau = G(x) from ``start``."""
+    def aligned(_, y):
+        return min(abs(y[0]), abs(y[1])) - (1.0 - delta)
+
+    aligned.terminal, aligned.direction = True, 1
+    sol = solve_ivp(lambda _, y: per_run_drift(problem, y, c=c, batch_size=batch_size), (0.0, t_max),
+                    np.asarray(start, dtype=float), method="LSODA", rtol=1e-6, atol=1e-9, events=aligned)
+    if sol.status < 0 or len(sol.t_events[0]) == 0:
+        raise RuntimeError(f"the drift of one run from {tuple(start)} does not align by t_max={t_max}: {sol.message}")
+    return float(sol.t_events[0][0])
+
+
+@dataclasses.dataclass(frozen=True)
+class EscapeWindow:
+    """The window SDE's exits: ``exit_times`` (on the grid of step ``dt``: the first step with
+    |(kappa, nu)| or |(theta, eta)| >= ``exit_radius``), ``on_m`` (the on-M amplitude is the larger
+    there), ``amplitude`` |<r, (kappa, nu)>| at the exit, the rates ``rate`` (on M) and ``rate_off``,
+    the on-M unit direction ``direction``."""
+
+    rate: float
+    rate_off: float
+    direction: np.ndarray
+    exit_radius: float
+    dt: float
+    exit_times: np.ndarray
+    on_m: np.ndarray
+    amplitude: np.ndarray
+
+    @property
+    def slow_fraction(self) -> float:
+        """The fraction of runs that leave the saddle off M."""
+        return float(np.mean(~self.on_m))
+
+
+def escape_window(problem, *, c, batch_size=1, rng, n_samples=4000, exit_radius=None, dt=0.01,
+                  t_max=100.0) -> EscapeWindow:
+    """The window SDE of the module docstring for online SGD at step c/d, batch B, constant
+    ``problem.lam``, from ``n_samples`` draws of the initial law on M (``rng``). ``exit_radius``
+    None: max(0.1, 2.5 / sqrt(d)) (outside the window, |u| >= 2.5, and before the fast mode of the
+    open gate makes the SDE stiff)."""
+    d, _, _, _, alpha = check_highdim_settings(problem, c, batch_size)
+    if not dt > 0.0:
+        raise ValueError(f"dt={dt!r} is not allowed: need dt > 0")
+    radius = max(0.1, 2.5 / np.sqrt(d)) if exit_radius is None else float(exit_radius)
+    J, D_lin, C = _saddle_linearisation(problem, alpha, batch_size)
+    mu, r = _unstable(J[:2, :2])
+    mu_off, _ = _unstable(J[2:4, 2:4])
+    w, U = np.linalg.eigh(C)
+    noise = U * np.sqrt(np.clip(w, 0.0, None) * alpha * dt / batch_size)
+    o = sample_initial_overlaps(d, n_samples, rng, on_manifold=True)
+    x0 = np.stack([o.kappa, o.nu, o.theta, o.eta, o.rho], axis=1)
+    t_exit, on_m, x = _window(problem, x0, D_lin, noise, radius, dt, t_max, rng)
+    return EscapeWindow(mu, mu_off, r, radius, dt, t_exit, on_m, np.abs(x[:, :2] @ r))
+
+
+def sgd_escape_law(problem, *, c, batch_size=1, rng, n_samples=4000, delta=0.05, exit_radius=None,
+                   dt=0.01, t_max=100.0) -> SGDEscapeLaw:
+    """The law of the module docstring: ``escape_window``, then tau_after(R r) along the drift of
+    one run to min(|kappa|, |nu|) >= 1 - delta (one stiff integration, LSODA)."""
+    if not 0.0 < delta < 1.0:
+        raise ValueError(f"delta={delta!r} is not allowed: need 0 < delta < 1")
+    win = escape_window(problem, c=c, batch_size=batch_size, rng=rng, n_samples=n_samples,
+                        exit_radius=exit_radius, dt=dt, t_max=t_max)
+    R, r, on = win.exit_radius, win.direction, win.on_m
+    tau_after = _tau_after(problem, (R * r[0], R * r[1], 0.0, 0.0, 0.0), c, batch_size, delta, t_max)
+    times = np.full(len(on), np.inf)
+    times[on] = win.exit_times[on] + tau_after + np.log(R / win.amplitude[on]) / win.rate
+    return SGDEscapeLaw(win.rate, win.rate_off, r, R, tau_after, win.slow_fraction, np.sort(times))
