@@ -62,7 +62,7 @@ def sup_bounds(out, name, z):
        "In the paper's SGD setting (d = 80, B = 5, alpha = 1e-3, so c = 0.08; lambda_t = 2/(1 + 1e-4 t)) the "
        "effective ODE F + (c/d) D is more than twice closer to the mean SGD overlaps than the population gradient "
        "flow, over the whole run (largest error of kappa and nu over the logged times)",
-       cost=50)  # full mode measured at 49 s CPU (load ~5)
+       cost=31)  # full mode measured at 31 s CPU (load ~3.5, at 3592a06)
 def highdim_paper_sgd(quick: bool, rng) -> Check:
     out = paper_comparison(quick, rng)
     m = 2 * out.sgd_mean[:2, 1:].size
