@@ -53,6 +53,14 @@ class EscapePrediction:
     times: np.ndarray
 
 
+def unstable_mode(block):
+    """(mu, r): the largest eigenvalue of the 2 x 2 saddle Jacobian ``block`` (symmetric at the
+    saddle, module docstring; its symmetric part is taken) and its unit eigenvector, signed so that
+    its coordinates sum to a positive number."""
+    w, U = np.linalg.eigh(0.5 * (block + block.T))
+    return float(w[-1]), U[:, -1] * np.sign(U[0, -1] + U[1, -1])
+
+
 def _jacobian_on_m(problem, h=1e-6):
     x0 = np.zeros(5)
     pts = np.array([x0 + h * e for e in np.eye(5)[:2]] + [x0 - h * e for e in np.eye(5)[:2]])
@@ -74,8 +82,7 @@ def escape_prediction(problem, *, c=None, batch_size=1, delta=0.05, quantiles=(0
         n_k = gk @ gk + (m.s_kk - gk @ gk) / batch_size
         n_v = gv @ gv + (m.s_vv - gv @ gv) / batch_size
         J = J - 0.5 * alpha * np.diag([n_k, n_v])
-    w, U = np.linalg.eigh(0.5 * (J + J.T))
-    mu, r = float(w[-1]), U[:, -1] * np.sign(U[0, -1] + U[1, -1])
+    mu, r = unstable_mode(J)
     if c is not None:
         C = increment_covariance(m, (0.0,) * 5)[:2, :2]
         noise = alpha * float(r @ C @ r) / (2.0 * batch_size * mu)

@@ -32,6 +32,7 @@ from theory.highdim import gradient_moments, population_drift, second_order_drif
 
 from ..dynamics.initial import sample_initial_overlaps
 from .effective_flow import check_highdim_settings
+from .escape import unstable_mode
 from .fluctuations import increment_covariance, population_velocity
 from .per_run import per_run_drift
 
@@ -77,11 +78,6 @@ def _saddle_linearisation(problem, alpha, batch_size):
     J_F = ((F[:5] - F[5:]) / (2 * _H)).T
     zero = (0.0,) * 5
     return J, J - J_F, increment_covariance(gradient_moments(problem, zero, check=False), zero)
-
-
-def _unstable(block):
-    w, U = np.linalg.eigh(0.5 * (block + block.T))
-    return float(w[-1]), U[:, -1] * np.sign(U[0, -1] + U[1, -1])
 
 
 def _window(problem, x, D_lin, noise, radius, dt, t_max, rng):
@@ -150,8 +146,8 @@ def escape_window(problem, *, c, batch_size=1, rng, n_samples=4000, exit_radius=
         raise ValueError(f"dt={dt!r} is not allowed: need dt > 0")
     radius = max(0.1, 2.5 / np.sqrt(d)) if exit_radius is None else float(exit_radius)
     J, D_lin, C = _saddle_linearisation(problem, alpha, batch_size)
-    mu, r = _unstable(J[:2, :2])
-    mu_off, _ = _unstable(J[2:4, 2:4])
+    mu, r = unstable_mode(J[:2, :2])
+    mu_off, _ = unstable_mode(J[2:4, 2:4])
     w, U = np.linalg.eigh(C)
     noise = U * np.sqrt(np.clip(w, 0.0, None) * alpha * dt / batch_size)
     o = sample_initial_overlaps(d, n_samples, rng, on_manifold=True)
