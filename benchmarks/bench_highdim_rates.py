@@ -5,12 +5,12 @@ Run: python benchmarks/bench_highdim_rates.py [--d 100,1000,10000] [--c 0.125,0.
 
 lambda = 2/s, B = 1, start (kappa, nu) = (0.2, 0.2) on M, flow time 1 (d / c steps), 4 logged
 times. For each (d, c): the signed error of the mean kappa and nu at the last logged time against
-the effective ODE F + (c/d) D, the moment closure and the continuous-time closure (without the
-discrete-time term, docs/math/highdim.md#the-discrete-time-variance-of-the-fast-mode), with the SGD
-standard error; then per d the
+the effective ODE F + (c/d) D, the moment closure, the continuous-time closure (without the
+discrete-time term, docs/math/highdim.md#the-discrete-time-variance-of-the-fast-mode) and the closure
+with D and C averaged over the fast mode, with the SGD standard error; then per d the
 weighted least-squares slope of log|error| against log c (its standard error from the delta method,
 se(log|e|) = se(e)/|e|, when |e| > 3 se), and per c the slope against log d. Prints CPU time
-(1 BLAS thread).
+(1 BLAS thread). Then per prediction and c the fit of the signed errors to a (d / 1000)^(-p).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from numerics.highdim import compare_with_sgd
 from theory import PAPER_GAMMA, PAPER_L, Problem
 
 START = (0.2, 0.2, 0.0, 0.0, 0.0)
-NAMES = ("effective", "closure", "continuous_closure")
+NAMES = ("effective", "closure", "continuous_closure", "averaged_closure")
 
 
 def _arg(name, default, cast):
@@ -44,6 +44,23 @@ def slope(x, e, se):
     cov = np.linalg.inv(A.T @ (w[:, None] * A))
     beta = cov @ A.T @ (w * y)
     return float(beta[1]), float(np.sqrt(cov[1, 1]))
+
+
+def power_fit(ds, e, se):
+    """Weighted least squares of the signed errors e (n_d, 2) of kappa and nu on a_i (d / 1000)^(-p),
+    one amplitude per overlap and a shared p, by profiling chi^2 over p on a grid: (p, low, high,
+    chi2_min, dof, chi2 at p = 0), [low, high] the interval where chi^2 <= chi2_min + 1 (a 68%
+    interval for one parameter)."""
+    x0, grid = np.asarray(ds, dtype=float) / 1000.0, np.linspace(-0.5, 3.0, 3501)
+    w = 1.0 / np.asarray(se) ** 2
+    chi = []
+    for p in grid:
+        x = x0 ** (-p)
+        a = np.sum(w * x[:, None] * e, axis=0) / np.sum(w * x[:, None] ** 2, axis=0)
+        chi.append(float(np.sum(w * (e - a * x[:, None]) ** 2)))
+    chi = np.array(chi)
+    k, ok = int(np.argmin(chi)), grid[chi <= chi.min() + 1.0]
+    return grid[k], ok.min(), ok.max(), chi[k], e.size - 3, chi[np.argmin(np.abs(grid))]
 
 
 def measure(ds, cs, runs, seed):
@@ -77,6 +94,12 @@ def fits(rows, ds, cs):
                 se = np.array([rows[d, c][1][i] for d in ds])
                 p, pse = slope(np.array(ds, dtype=float), e, se)
                 print(f"{name:9} {comp:5} c = {c:<5}: slope of log|error| in log d = {p:.2f} +- {pse:.2f}")
+        for c in cs:
+            e = np.array([rows[d, c][0][name] for d in ds])
+            se = np.array([rows[d, c][1] for d in ds])
+            p, low, high, chi2, dof, chi0 = power_fit(ds, e, se)
+            print(f"{name:9} c = {c:<5}: error ~ d^-p, p = {p:.2f} [{low:.2f}, {high:.2f}], chi2 {chi2:.1f} "
+                  f"on {dof} dof (p = 0: {chi0:.1f})")
 
 
 if __name__ == "__main__":

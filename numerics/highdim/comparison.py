@@ -19,7 +19,7 @@ from .fluctuations import moment_closure_flow
 
 __all__ = ["SGDComparison", "compare_with_sgd", "PREDICTIONS"]
 
-PREDICTIONS = ("population", "effective", "closure", "continuous_closure")
+PREDICTIONS = ("population", "effective", "closure", "continuous_closure", "averaged_closure")
 DEFAULT_PREDICTIONS = PREDICTIONS[:3]
 
 
@@ -61,7 +61,8 @@ def compare_with_sgd(problem, start, *, c, batch_size, t_end, n_runs, rng, n_log
     of the step index, e.g. ``numerics.PaperSchedule``), as ``numerics.online_sgd_reduced`` takes;
     the predictions follow lambda(tau / alpha) in flow time tau. ``predictions``: which of
     ``PREDICTIONS`` to integrate (the closures cost most: a 20-dim stiff ODE; "continuous_closure" is
-    the closure without its discrete-time term, docs/math/highdim.md#the-discrete-time-variance-of-the-fast-mode). ``up_to_sign``: each
+    the closure without its discrete-time term, docs/math/highdim.md#the-discrete-time-variance-of-the-fast-mode,
+    "averaged_closure" the closure with D and C averaged over the fast mode's spread). ``up_to_sign``: each
     run at each logged time is first mapped by the exact symmetry (k, v) -> (-k, -v), i.e.
     (kappa, nu, theta, eta, rho) -> (-kappa, -nu, -theta, -eta, rho), into the half-space
     kappa + nu >= 0 (the predictor and the law of SGD are invariant under it), so that runs that
@@ -87,7 +88,9 @@ def compare_with_sgd(problem, start, *, c, batch_size, t_end, n_runs, rng, n_log
         "closure": lambda: moment_closure_flow(shim, start, c=c, batch_size=batch_size, t_end=t[-1],
                                                t_eval=t).mean,
         "continuous_closure": lambda: moment_closure_flow(shim, start, c=c, batch_size=batch_size, t_end=t[-1],
-                                                          t_eval=t, discrete_time=False).mean}
+                                                          t_eval=t, discrete_time=False).mean,
+        "averaged_closure": lambda: moment_closure_flow(shim, start, c=c, batch_size=batch_size, t_end=t[-1],
+                                                        t_eval=t, average_fast=True).mean}
     preds = {name: routes[name]() for name in PREDICTIONS if name in predictions}
     x = np.stack([getattr(run, k) for k in OVERLAP_NAMES])  # (5, n_t, n_runs)
     if up_to_sign:
