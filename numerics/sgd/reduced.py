@@ -219,7 +219,7 @@ def online_sgd_reduced(problem, overlaps: Overlaps, *, alpha: float, n_steps: in
 
     def record(n, KV):
         test_risk = (None if test_size == 0 else
-                     fresh_test_risk(test, KV, test_size, d, L, gamma, eps, lam_list[n]))
+                     fresh_test_risk(test, KV, test_size, d, L, gamma, eps, lam_list[n], engine))
         log.record(d, L, gamma, eps, lam_list[n], frame_overlaps(KV), test_risk)
 
     record(0, KV)
