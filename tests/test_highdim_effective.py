@@ -2,6 +2,8 @@
 quadrature against the closed form and Monte Carlo, the drift against sympy, the c -> 0 limit,
 bad input."""
 
+import importlib
+
 import numpy as np
 import pytest
 from scipy.stats import norm
@@ -147,6 +149,36 @@ def test_correction_pulls_towards_zero_and_schedules_are_supported():
     assert np.allclose(a.y[:, -1], b.y[:, -1], rtol=0, atol=1e-12)
     assert np.allclose(effective_drift(problem, state, alpha=0.0, batch_size=1),
                        population_drift(m, state), rtol=0, atol=1e-12)
+
+
+def test_drift_outside_the_feasible_set_is_taken_at_the_nearest_feasible_state(monkeypatch):
+    """The integrator may step outside the feasible set by its tolerance; there the quadrature's frame
+    (clamped square roots) extends the drift unstably: at (kappa, nu) = (0.3, 1.1) on M it pushes nu
+    further out (+0.61) where the drift at the nearest feasible state (0.27, 1) pulls it back (-0.20)
+    (docs/math/highdim.md#quadrature). The right-hand side handed to solve_ivp is captured and
+    evaluated there: it must be the drift at ``nearest_feasible`` (same arithmetic: equal bit for bit)
+    and point back into the set; inside the set it is the drift itself."""
+    from theory.feasible import nearest_feasible
+
+    module = importlib.import_module("numerics.highdim.effective_flow")  # the module, not the function
+    captured = {}
+    real = module.solve_ivp
+
+    def spy(fun, *args, **kwargs):
+        captured["rhs"] = fun
+        return real(fun, *args, **kwargs)
+
+    monkeypatch.setattr(module, "solve_ivp", spy)
+    problem = Problem(d=80, eps=0.1, lam=0.5)
+    alpha, B = 0.05 / 80, 5
+    effective_flow(problem, (0.3, 0.2, 0.0, 0.0, 0.0), c=0.05, batch_size=B, t_end=1e-3)
+    outside, inside = np.array([0.3, 1.1, 0.0, 0.0, 0.0]), np.array(STATES[0])
+    out = captured["rhs"](0.0, outside)
+    assert np.array_equal(out, effective_drift(problem, nearest_feasible(*outside), alpha=alpha,
+                                               batch_size=B))
+    assert out[1] < 0
+    assert np.array_equal(captured["rhs"](0.0, inside),
+                          effective_drift(problem, inside, alpha=alpha, batch_size=B))
 
 
 @pytest.mark.parametrize("kwargs,name", [(dict(c=0.0), "c"), (dict(c=-1.0), "c"),
