@@ -31,19 +31,30 @@ def test_paths_start_at_the_start_and_end_at_t_end(quick):
         assert np.all(data[f"path_se_{i}"][:, 0] == 0) and np.all(data[f"path_se_{i}"][:, 1:] > 0)
 
 
-def test_escape_quantiles_are_those_of_the_runs(quick):
+def test_escape_quantiles_are_those_of_the_aligned_runs(quick):
     p, data = quick
     times = data["escape_times"]
     assert times.shape == (len(p["escape_d"]), p["escape_runs"])
-    for row, measured in zip(times, data["escape_measured"]):
+    for row, measured, late in zip(times, data["escape_measured"], data["escape_late"]):
         finite = np.sort(row[np.isfinite(row)])
-        # inverted-CDF quantile q of n values: the ceil(q n)-th smallest (inf if beyond the aligned runs)
-        for q, value in zip(data["escape_quantiles"], measured):
-            rank = int(np.ceil(q * row.size))
-            assert value == (finite[rank - 1] if rank <= finite.size else np.inf)
         assert np.all(finite > 0) and np.all(finite <= p["t_max"])
-    # a larger |xi| aligns earlier: the predicted times increase with the quantile of the time
-    assert np.all(np.diff(data["escape_predicted"], axis=1) > 0) and np.all(data["escape_rate"] > 0)
+        # inverted-CDF quantile q of the n aligned runs: the ceil(q n)-th smallest
+        for q, value in zip(data["escape_quantiles"], measured):
+            assert value == finite[int(np.ceil(q * finite.size)) - 1]
+        assert late[2] == 1.0 - finite.size / row.size
+        # the predicted share not aligned by t_max holds every draw that left off M (it never aligns)
+        assert late[1] <= late[0] <= 1.0 and late[1] > 0.0
+    # quartiles in order; both unstable rates positive and nearly equal (docs/math/highdim.md#escape-from-the-saddle)
+    assert np.all(np.diff(data["escape_predicted"], axis=1) > 0)
+    rates = data["escape_rate"]
+    assert np.all(rates > 0) and np.allclose(rates[:, 1], rates[:, 0], rtol=1e-2)
+
+
+def test_aligned_summary_counts_late_and_infinite_times_alike():
+    quantiles, late = highdim_sgd.aligned_summary([3.0, np.inf, 1.0, 2.0, 5.0, 4.0], 4.0, [0.25, 0.5, 1.0])
+    assert quantiles.tolist() == [1.0, 2.0, 4.0] and late == 2 / 6
+    quantiles, late = highdim_sgd.aligned_summary([np.inf, 9.0], 4.0, [0.5])
+    assert np.isnan(quantiles).all() and late == 1.0
 
 
 def test_first_alignment_is_the_first_logged_time_past_one_minus_delta():

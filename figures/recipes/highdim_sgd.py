@@ -9,10 +9,10 @@ flow time 1. The ODE is the mean drift only: it misses the O(c) fluctuation effe
 overlap (docs/math/highdim.md#fluctuations-of-the-fast-overlap), which is visible here.
 (c) First-alignment time (min(|kappa|, |nu|) >= 1 - delta, delta = 0.2) of reduced SGD from the
 initial law on M (``sample_initial_overlaps(on_manifold=True)``) against log d, lambda = 1/s, c = 0.5,
-B = 1, with the quartiles predicted by ``numerics.highdim.escape_prediction`` (one unstable mode, on
-M). That prediction is incomplete for SGD (docs/math/highdim.md#escape-from-the-saddle): a second
-unstable mode off M sends ~20% of the runs on a slower route, and the fast mode slows the approach;
-runs not aligned by ``t_max`` are counted as late (infinite time) in the measured quantiles.
+B = 1, with the law predicted by ``numerics.highdim.sgd_escape_law`` (both unstable modes of the saddle,
+docs/math/highdim.md#two-unstable-modes-under-sgd): the quartiles of the times of the runs aligned by
+``t_max`` and the share not aligned by then (mostly the runs that leave the saddle off M and never
+align), the same two statistics for the SGD runs and the predicted draws.
 (d) The aligned fixed point (kappa*, nu*) of the drift of one run against c
 (``numerics.highdim.fixed_point_branch``; setting of the claim ``highdim-largest-step``: d = 10^3,
 lambda = 1/s, B = 1), its stability, the grid interval where it is lost (c_crit), and the final mean
@@ -29,16 +29,16 @@ NAME = "highdim_sgd"
 TITLE = "Online SGD at step c/d: effective ODE across d, escape time against log d, the fixed point against c"
 CAPTION = ("Online SGD at step c/d (exact reduced simulator): (a, b) mean overlaps against the effective ODE "
            "and the population flow at d = 10^2, 10^3, 10^4; (c) first-alignment time against d with the "
-           "one-mode prediction; (d) the aligned fixed point of one run against c and SGD on both sides of c_crit.")
-COST = 28  # seconds of a full compute, measured (benchmarks/RESULTS.md); orders slr reproduce's work
+           "law of the escape along both unstable modes; (d) the aligned fixed point of one run against c and SGD on both sides of c_crit.")
+COST = 37  # seconds of a full compute, measured (benchmarks/RESULTS.md); orders slr reproduce's work
 SEED = 20250118
 
-# quick: a smoke run (delta = 0.5 shortens the escape prediction's integration, its main cost)
+# quick: a smoke run (delta = 0.5 shortens the integration of the drift of one run, the law's main cost)
 _SIZES = {True: {"path_d": [100, 1000], "path_runs": 16, "path_t": 0.25, "escape_d": [1000],
-                 "escape_runs": 16, "delta": 0.5, "t_max": 14.0, "branch_c": [1.0], "step_c": [2.0],
+                 "escape_runs": 16, "escape_draws": 500, "delta": 0.5, "t_max": 14.0, "branch_c": [1.0], "step_c": [2.0],
                  "step_runs": 8, "step_t": 10.0},
           False: {"path_d": [100, 1000, 10_000], "path_runs": 64, "path_t": 1.0, "escape_d": [1000, 3162, 10_000],
-                  "escape_runs": 24, "delta": 0.2, "t_max": 16.0,
+                  "escape_runs": 24, "escape_draws": 2000, "delta": 0.2, "t_max": 16.0,
                   "branch_c": [0.5, 1.0, 2.0, 3.0, 4.5, 6.0, 7.5, 8.0],
                   "step_c": [1.0, 2.0, 4.0, 6.0, 9.5], "step_runs": 32, "step_t": 40.0}}
 _Z95 = 1.959963984540054
@@ -79,29 +79,39 @@ def first_alignment(run, delta):
     return np.where(ok.any(axis=0), run.time[np.argmax(ok, axis=0)], np.inf)
 
 
+def aligned_summary(times, t_max, q):
+    """(quantiles q of the times <= t_max, share of the times > t_max): the statistics of panel (c),
+    the same for SGD runs (inf: not aligned by t_max) and for draws of the predicted law."""
+    times = np.asarray(times, dtype=float)
+    done = times[times <= t_max]
+    quantiles = np.quantile(done, q, method="inverted_cdf") if done.size else np.full(len(q), np.nan)
+    return quantiles, float(np.mean(times > t_max))
+
+
 def _escape(p, rngs):
     from numerics.sgd.reduced import online_sgd_reduced
     from numerics.dynamics.initial import sample_initial_overlaps
-    from numerics.highdim import escape_prediction
+    from numerics.highdim import sgd_escape_law
 
     q = np.array([0.25, 0.5, 0.75])
-    times, predicted, rates = [], [], []
+    times, predicted, measured, late, rates = [], [], [], [], []
     for d, rng in zip(p["escape_d"], rngs):
         problem, alpha = _problem(p, d, p["escape_lam_bar"]), p["escape_c"] / d
-        pred = escape_prediction(problem, c=p["escape_c"], batch_size=p["batch_size"], delta=p["delta"],
-                                 quantiles=1.0 - q, t_max=p["t_max"])
-        predicted.append(pred.times)
-        rates.append(pred.rate)
-        init_rng, run_rng = rng.spawn(2)
+        init_rng, run_rng, law_rng = rng.spawn(3)
+        law = sgd_escape_law(problem, c=p["escape_c"], batch_size=p["batch_size"], rng=law_rng,
+                             n_samples=p["escape_draws"], delta=p["delta"], t_max=p["t_max"])
         init = sample_initial_overlaps(d, p["escape_runs"], init_rng, on_manifold=True)
         n = int(round(p["t_max"] / alpha))
         run = online_sgd_reduced(problem, init, alpha=alpha, n_steps=n, batch_size=p["batch_size"], rng=run_rng,
                                  log_every=max(1, int(round(p["escape_log_dt"] / alpha))))
         times.append(first_alignment(run, p["delta"]))
-    times = np.array(times)
-    return {"escape_quantiles": q, "escape_times": times, "escape_predicted": np.array(predicted),
-            "escape_rate": np.array(rates),
-            "escape_measured": np.quantile(times, q, axis=1, method="inverted_cdf").T}
+        (pq, pl), (mq, ml) = aligned_summary(law.times, p["t_max"], q), aligned_summary(times[-1], p["t_max"], q)
+        predicted.append(pq)
+        measured.append(mq)
+        late.append((pl, law.slow_fraction, ml))
+        rates.append((law.rate, law.rate_off))
+    return {"escape_quantiles": q, "escape_times": np.array(times), "escape_predicted": np.array(predicted),
+            "escape_measured": np.array(measured), "escape_late": np.array(late), "escape_rate": np.array(rates)}
 
 
 def _step(p, rngs):
@@ -148,12 +158,37 @@ def compute(p: dict, rng: np.random.Generator, progress) -> dict:
     return out
 
 
+def _draw_escape(ax, data, p):
+    """Panel (c): quartiles of the aligned runs' times, predicted (band, line) and SGD (points, ticks),
+    and the shares not aligned by t_max in the legend."""
+    from matplotlib.ticker import NullFormatter
+
+    from ..style import PALETTE
+
+    d = np.array(p["escape_d"], dtype=float)
+    pred, meas, times, late = (data[k] for k in ("escape_predicted", "escape_measured", "escape_times", "escape_late"))
+    ax.fill_between(d, pred[:, 0], pred[:, 2], color=PALETTE["quadrature"], alpha=0.25, lw=0)
+    ax.plot(d, pred[:, 1], "-", color=PALETTE["quadrature"],
+            label="(c) law with both unstable modes: median, quartiles of the aligned;\n"
+                  f"not aligned by τ = {p['t_max']:g}: " + ", ".join(f"{x:.0%}" for x in late[:, 0]))
+    for i, x in enumerate(d):
+        aligned = times[i][np.isfinite(times[i])]
+        ax.plot(np.full(aligned.size, x * 1.06), aligned, "_", ms=4, color=PALETTE["muted"])
+    ax.errorbar(d, meas[:, 1], yerr=[meas[:, 1] - meas[:, 0], meas[:, 2] - meas[:, 1]], fmt="o",
+                color=PALETTE["monte_carlo"], capsize=2,
+                label=f"(c) SGD, {p['escape_runs']} runs (ticks): median, quartiles of the aligned;\n"
+                      f"not aligned by τ = {p['t_max']:g}: " + ", ".join(f"{x:.0%}" for x in late[:, 2]))
+    ax.set(xscale="log", xlim=(d.min() / 1.5, d.max() * 1.5), xticks=d, xticklabels=[f"{x:,.0f}" for x in d],
+           xlabel="d", ylabel=f"first alignment time τ (δ = {p['delta']:g})",
+           title=f"(c) escape from the saddle, c = {p['escape_c']:g}, λ = 1/s")
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
 # long function: the four panels are drawn inside plot, the one function the cache key leaves out, so that
 # restyling the figure never recomputes its data (~1 min)
 def plot(data: dict, p: dict):
     from matplotlib.figure import Figure
     from matplotlib.lines import Line2D
-    from matplotlib.ticker import NullFormatter
 
     from ..style import DOUBLE_COLUMN, PALETTE
 
@@ -173,24 +208,7 @@ def plot(data: dict, p: dict):
     handles += [Line2D([], [], color=PALETTE["closed_form"], lw=1.2),
                 Line2D([], [], color=PALETTE["closed_form"], lw=1.2, ls=":")]
     labels += ["(a, b) effective ODE F + (c/d)D (mean drift)", "(a, b) population flow F"]
-    d = np.array(p["escape_d"], dtype=float)
-    pred, meas, times = data["escape_predicted"], data["escape_measured"], data["escape_times"]
-    ax_e.fill_between(d, pred[:, 0], pred[:, 2], color=PALETTE["quadrature"], alpha=0.25, lw=0)
-    ax_e.plot(d, pred[:, 1], "-", color=PALETTE["quadrature"],
-              label="(c) prediction with one unstable mode (on M), median and\nquartiles: incomplete for SGD (a second mode, off M)")
-    for i, x in enumerate(d):
-        aligned = times[i][np.isfinite(times[i])]
-        ax_e.plot(np.full(aligned.size, x * 1.06), aligned, "_", ms=4, color=PALETTE["muted"])
-    upper = np.where(np.isfinite(meas[:, 2]), meas[:, 2], p["t_max"])
-    late = ", ".join(f"{x:.0%}" for x in np.mean(~np.isfinite(times), axis=1))
-    ax_e.errorbar(d, meas[:, 1], yerr=[meas[:, 1] - meas[:, 0], upper - meas[:, 1]], fmt="o",
-                  color=PALETTE["monte_carlo"], capsize=2,
-                  label=f"(c) SGD, {p['escape_runs']} runs (ticks): median, quartiles;\n"
-                        f"not aligned by τ = {p['t_max']:g}: {late}")
-    ax_e.set(xscale="log", xlim=(d.min() / 1.5, d.max() * 1.5), xticks=d, xticklabels=[f"{x:,.0f}" for x in d],
-             xlabel="d", ylabel=f"first alignment time τ (δ = {p['delta']:g})",
-             title=f"(c) escape from the saddle, c = {p['escape_c']:g}, λ = 1/s")
-    ax_e.xaxis.set_minor_formatter(NullFormatter())
+    _draw_escape(ax_e, data, p)
     c, s = data["branch_c"], data["branch_stable"]
     for key, symbol, color in (("kappa", "κ*", PALETTE["quadrature"]), ("nu", "ν*", PALETTE["flow"])):
         y = data[f"branch_{key}"]
