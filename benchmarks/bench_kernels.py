@@ -15,7 +15,8 @@ end-to-end times, side by side in one run, each with the machine's load.
   load it);
 - ``--pytest``: the default ``python -m pytest`` wall and CPU time;
 - ``--sgd-profile``: where a reduced-SGD run-step goes (the token normals drawn by NumPy per block
-  size and by numba in the compiled loop; erf per value).
+  size and by numba in the compiled loop; erf per value) and the cost of many short runs (the
+  sgd_vs_flow figure's 2048 runs of 125 steps, where the per-run costs dominate).
 Costs are process CPU time per run-step (best of ``--repeat``), after one warm-up call (which
 loads or compiles the kernels). On a shared machine CPU time is inflated by contention for the
 cores' caches and shared units, so the load average before and after each item is printed.
@@ -147,6 +148,20 @@ def sgd_profile(repeat):
     print(f"  [{load()}]", flush=True)
 
 
+def sgd_many_runs(repeat):
+    """Per run-step cost of many short runs (the sgd_vs_flow figure's setting: d = 10, L = 2, B = 5,
+    lambda = 1, alpha = 8e-3, 125 steps, 2048 runs, one log at the end): the per-run costs (streams,
+    noise draws, kernel calls) against the steps' own."""
+    problem = Problem(d=10, L=2, gamma=np.sqrt(0.5), eps=0.1, lam=1.0)
+    start = sample_initial_overlaps(10, 2048, np.random.default_rng(0))
+    for engine in ("kernel", "numpy"):
+        fn = lambda: online_sgd_reduced(problem, start, alpha=8e-3, n_steps=125, batch_size=5,
+                                        rng=np.random.default_rng(1), log_every=125, engine=engine)
+        before = load()
+        print(f"- reduced SGD, 2048 runs x 125 steps (sgd_vs_flow setting), {engine}: "
+              f"{cpu_per_unit(fn, 2048 * 125, repeat):.2f} us per run-step [{before} -> {load()}]", flush=True)
+
+
 def timed_child(cmd, label):
     before = load()
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -172,6 +187,7 @@ def main():
           f"Python {platform.python_version()}, numpy {np.__version__}, {os.cpu_count()} cores, {load()}")
     if args.sgd_profile:
         sgd_profile(args.repeat)
+        sgd_many_runs(args.repeat)
     per_step_table(args.repeat, args.quick)
     if args.reproduce:
         with tempfile.TemporaryDirectory() as out:

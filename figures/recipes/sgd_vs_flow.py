@@ -23,8 +23,8 @@ Left: kappa(t) and nu(t) of the flow and the mean over ``path_runs`` SGD runs at
 95% bands of the mean (mean +- 1.96 s.e.). Right: ``sgd_flow_gap`` over ``gap_runs`` other runs per
 alpha: the gap |E overlaps_SGD(t_end) - overlaps_flow(t_end)| (five overlaps, noise bias removed,
 +- 1.96 s.e.) against alpha on log-log axes, the weighted fit log gap = log a + p log alpha + c alpha
-and its exponent p with standard error. Full run: two worker processes, ~15 s CPU, 7-14 s wall on
-the 2 shared cores of the development machine; quick: 2048 + 16 runs, serial.
+and its exponent p with standard error. Full run: one process, ~17 s CPU
+(load ~7 on the 2 shared cores of the development machine); quick: 2048 + 16 runs, serial.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ import numpy as np
 
 NAME = "sgd_vs_flow"
 TITLE = "Mean online-SGD trajectories approach the population gradient flow at rate alpha"
-COST = 13  # seconds of a full compute, measured; orders slr reproduce's work
+COST = 17  # CPU seconds of a full compute, measured (16.8 s, load ~7); orders slr reproduce's work
 SEED = 20250116
 
 _START = {"kappa": 0.3, "nu": 0.2, "theta": 0.1, "eta": -0.1, "rho": 0.15}

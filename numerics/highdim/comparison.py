@@ -19,7 +19,8 @@ from .fluctuations import moment_closure_flow
 
 __all__ = ["SGDComparison", "compare_with_sgd", "PREDICTIONS"]
 
-PREDICTIONS = ("population", "effective", "closure")
+PREDICTIONS = ("population", "effective", "closure", "continuous_closure", "averaged_closure")
+DEFAULT_PREDICTIONS = PREDICTIONS[:3]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,13 +54,15 @@ def _flow_time_problem(problem, alpha):
 
 
 def compare_with_sgd(problem, start, *, c, batch_size, t_end, n_runs, rng, n_log=4,
-                     predictions=PREDICTIONS, up_to_sign=False, ode: OdeOptions = EFFECTIVE_ODE) -> SGDComparison:
+                     predictions=DEFAULT_PREDICTIONS, up_to_sign=False, ode: OdeOptions = EFFECTIVE_ODE) -> SGDComparison:
     """Run ``n_runs`` of reduced SGD at alpha = c/d for t_end / alpha steps from the scalar 5-tuple
     ``start`` and integrate the three predictions. ``problem``: a ``theory.Problem`` (constant
     lambda) or a ``numerics.ScheduledProblem`` whose lam is a number or a step schedule (a callable
     of the step index, e.g. ``numerics.PaperSchedule``), as ``numerics.online_sgd_reduced`` takes;
     the predictions follow lambda(tau / alpha) in flow time tau. ``predictions``: which of
-    ``PREDICTIONS`` to integrate (the closure costs most: a 20-dim stiff ODE). ``up_to_sign``: each
+    ``PREDICTIONS`` to integrate (the closures cost most: a 20-dim stiff ODE; "continuous_closure" is
+    the closure without its discrete-time term, docs/math/highdim.md#the-discrete-time-variance-of-the-fast-mode,
+    "averaged_closure" the closure with D and C averaged over the fast mode's spread). ``up_to_sign``: each
     run at each logged time is first mapped by the exact symmetry (k, v) -> (-k, -v), i.e.
     (kappa, nu, theta, eta, rho) -> (-kappa, -nu, -theta, -eta, rho), into the half-space
     kappa + nu >= 0 (the predictor and the law of SGD are invariant under it), so that runs that
@@ -83,7 +86,11 @@ def compare_with_sgd(problem, start, *, c, batch_size, t_end, n_runs, rng, n_log
         "effective": lambda: effective_flow(shim, start, c=c, batch_size=batch_size, t_end=t[-1], t_eval=t,
                                              ode=ode).y,
         "closure": lambda: moment_closure_flow(shim, start, c=c, batch_size=batch_size, t_end=t[-1],
-                                               t_eval=t).mean}
+                                               t_eval=t).mean,
+        "continuous_closure": lambda: moment_closure_flow(shim, start, c=c, batch_size=batch_size, t_end=t[-1],
+                                                          t_eval=t, discrete_time=False).mean,
+        "averaged_closure": lambda: moment_closure_flow(shim, start, c=c, batch_size=batch_size, t_end=t[-1],
+                                                        t_eval=t, average_fast=True).mean}
     preds = {name: routes[name]() for name in PREDICTIONS if name in predictions}
     x = np.stack([getattr(run, k) for k in OVERLAP_NAMES])  # (5, n_t, n_runs)
     if up_to_sign:

@@ -9,10 +9,15 @@ the drift, quadratic in theta with curvature ~ d, turns them into an O(c) change
 linear-noise (second-moment) closure keeps this to leading order: with Sigma the covariance,
 
     dx/dtau     = F(x) + alpha D(x) + (1/2) sum_ij Sigma_ij d_i d_j F(x),
-    dSigma/dtau = J Sigma + Sigma J^T + (alpha / B) C(x),
+    dSigma/dtau = J Sigma + Sigma J^T + alpha J Sigma J^T + (alpha / B) C(x),
 
 J = dF/dx, C the covariance of the per-sample first-order increment (``GradientMoments.frame_second``
-mapped to the overlaps). The curvature term is evaluated with sigma points along the eigenvectors of
+mapped to the overlaps). The term alpha J Sigma J^T makes the covariance equation the exact one-step
+recursion Sigma_+ = (I + alpha J) Sigma (I + alpha J)^T + alpha^2 C / B divided by alpha: it is
+O(alpha) for the slow modes, but the fast mode's one-step contraction alpha |mu_f| is O(c), and
+without it its stationary variance is short by the factor 1 - alpha |mu_f| / 2
+(docs/math/highdim.md#the-discrete-time-variance-of-the-fast-mode; ``discrete_time=False`` leaves
+it out: the continuous-time closure). The curvature term is evaluated with sigma points along the eigenvectors of
 Sigma (exact for a drift cubic in the overlaps, as F is in (theta, eta, rho)); J by central
 differences of the closed-form flow. Sibling without fluctuations: ``effective_flow``.
 """
@@ -32,7 +37,7 @@ from ..dynamics.ode import OdeOptions
 from ..dynamics.overlap_steps import flow_velocity
 from .effective_flow import check_highdim_settings, lam_of_tau, start_state
 
-__all__ = ["increment_covariance", "population_velocity", "moment_closure_rhs",
+__all__ = ["increment_covariance", "population_velocity", "moment_closure_rhs", "fast_eigenpair",
            "MomentClosureTrajectory", "moment_closure_flow"]
 
 _JAC_STEP = 1e-6
@@ -67,14 +72,43 @@ def increment_covariance(moments, overlaps) -> np.ndarray:
     return ell @ cov @ ell.T
 
 
-def moment_closure_rhs(problem, z, *, alpha, batch_size):
+def fast_eigenpair(J):
+    """(mu_f, w, u) of a Jacobian J (5, 5): the eigenvalue with the most negative real part, its right
+    eigenvector w (unit) and left eigenvector u (u . w = 1), real parts
+    (docs/math/highdim.md#the-drift-of-one-run)."""
+    lam_all, right = np.linalg.eig(J)
+    i = int(np.argmin(lam_all.real))
+    w, u = right[:, i].real, np.linalg.inv(right)[i].real
+    scale = np.linalg.norm(w)
+    return float(lam_all[i].real), w / scale, u * scale
+
+
+def _noise_terms(problem, x, Sigma, J, batch_size, average_fast):
+    """(D, C) at x, or (average_fast) their means over x +- sigma_f w, sigma_f^2 = u^T Sigma u the
+    variance along the fast mode of J (docs/math/highdim.md#the-discrete-time-variance-of-the-fast-mode)."""
+    if not average_fast:
+        points = [x]
+    else:
+        _, w, u = fast_eigenpair(J)
+        spread = np.sqrt(max(float(u @ Sigma @ u), 0.0)) * w
+        points = [x + spread, x - spread]
+    D, C = np.zeros(5), np.zeros((5, 5))
+    for point in points:
+        m = gradient_moments(problem, tuple(point), check=False)
+        D += second_order_drift(m, tuple(point), batch_size) / len(points)
+        C += increment_covariance(m, tuple(point)) / len(points)
+    return D, C
+
+
+def moment_closure_rhs(problem, z, *, alpha, batch_size, discrete_time=True, average_fast=False):
     """d/dtau of z = (x (5), upper triangle of Sigma (15)) (module docstring) for the
-    ``theory.Problem`` ``problem`` (scalar fields, d >= 4)."""
+    ``theory.Problem`` ``problem`` (scalar fields, d >= 4); ``discrete_time`` keeps alpha J Sigma J^T;
+    ``average_fast`` averages D and C over the fast mode's spread (an O(c^2) term, measured in
+    docs/math/highdim.md#convergence-in-d-and-in-c)."""
     x = z[:5]
     Sigma = np.zeros((5, 5))
     Sigma[_IU] = z[5:]
     Sigma = Sigma + np.triu(Sigma, 1).T
-    m = gradient_moments(problem, tuple(x), check=False)
     w, U = np.linalg.eigh(Sigma)
     spread = U * np.sqrt(np.maximum(w, 0.0))          # columns sigma_k u_k
     h = _JAC_STEP * np.eye(5)
@@ -83,8 +117,11 @@ def moment_closure_rhs(problem, z, *, alpha, batch_size):
     F0 = F[0]
     curvature = 0.5 * np.sum(F[1:6] + F[6:11] - 2.0 * F0, axis=0)
     J = ((F[11:16] - F[16:21]) / (2.0 * _JAC_STEP)).T
-    dx = F0 + alpha * second_order_drift(m, tuple(x), batch_size) + curvature
-    dSigma = J @ Sigma + Sigma @ J.T + (alpha / batch_size) * increment_covariance(m, tuple(x))
+    D, C = _noise_terms(problem, x, Sigma, J, batch_size, average_fast)
+    dx = F0 + alpha * D + curvature
+    dSigma = J @ Sigma + Sigma @ J.T + (alpha / batch_size) * C
+    if discrete_time:
+        dSigma += alpha * (J @ Sigma @ J.T)
     return np.concatenate([dx, dSigma[_IU]])
 
 
@@ -102,16 +139,19 @@ class MomentClosureTrajectory:
 
 
 def moment_closure_flow(problem, initial, *, c, batch_size, t_end, ode: OdeOptions = CLOSURE_ODE,
-                        t_eval=None) -> MomentClosureTrajectory:
+                        t_eval=None, discrete_time=True, average_fast=False) -> MomentClosureTrajectory:
     """Integrate the mean and covariance equations (module docstring) from a deterministic start
     (Sigma = 0); arguments and checks as ``effective_flow`` (lambda a number or a callable of tau).
-    Integration failure raises RuntimeError."""
+    ``discrete_time=False``: without the term alpha J Sigma J^T (the continuous-time closure, whose
+    error does not vanish as d grows); ``average_fast=True``: D and C averaged over the fast mode's
+    spread (three times the cost). Integration failure raises RuntimeError."""
     alpha = check_highdim_settings(problem, c, batch_size)[-1]
     task, lam_t = problem.task, lam_of_tau(problem.lam)
     y0 = np.concatenate([start_state(initial), np.zeros(15)])
     t_end = check_positive_real("t_end", t_end)
     sol = solve_ivp(lambda t, z: moment_closure_rhs(task.with_lam(lam_t(t)), z, alpha=alpha,
-                                                    batch_size=batch_size),
+                                                    batch_size=batch_size, discrete_time=discrete_time,
+                                                    average_fast=average_fast),
                     (0.0, t_end), y0, **ode.kwargs(), t_eval=t_eval)
     if sol.status < 0:
         raise RuntimeError(f"moment-closure integration failed at t={sol.t[-1]:.6g} with "

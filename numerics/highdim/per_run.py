@@ -28,7 +28,7 @@ import numpy as np
 from theory.highdim import gradient_moments, population_drift, second_order_drift
 
 from .effective_flow import check_highdim_settings
-from .fluctuations import increment_covariance, population_velocity
+from .fluctuations import fast_eigenpair, increment_covariance, population_velocity
 
 __all__ = ["FastMode", "FastModeUnstable", "fast_mode", "per_run_drift"]
 
@@ -70,13 +70,7 @@ def fast_mode(problem, overlaps, *, c, batch_size, moments=None) -> FastMode:
     d, _, _, _, alpha = check_highdim_settings(problem, c, batch_size)
     x = np.asarray(overlaps, dtype=float)
     m = _moments(problem, x) if moments is None else moments
-    lam_all, right = np.linalg.eig(_jacobian(problem, x))
-    i = int(np.argmin(lam_all.real))
-    left = np.linalg.inv(right)[i]
-    w, u = right[:, i].real, left.real
-    scale = np.linalg.norm(w)
-    w, u = w / scale, u * scale
-    mu = float(lam_all[i].real)
+    mu, w, u = fast_eigenpair(_jacobian(problem, x))
     contraction = alpha * abs(mu)
     if contraction >= 2.0:
         raise FastModeUnstable(f"alpha |mu_f| = {contraction:.4g} >= 2 at {tuple(x)}: the step overshoots the fast mode")

@@ -12,9 +12,18 @@ from .frame import frame_overlaps
 __all__ = ["fresh_test_risk"]
 
 
-def fresh_test_risk(gens, KV, n, d, L, gamma, eps, lam):
+def fresh_test_risk(gens, KV, n, d, L, gamma, eps, lam, engine="numpy"):
     """Empirical risk on n fresh samples per run, drawn from the exact law of their in-frame parts:
-    noise tokens (p, q) ~ N(0, [[1, rho], [rho, 1]]); the informative token in the frame of F."""
+    noise tokens (p, q) ~ N(0, [[1, rho], [rho, 1]]); the informative token in the frame of F.
+    ``engine``: "numpy" (the reference) or "kernel" (``numerics.kernels.fresh_risk_step``: the same
+    numbers from the same generators, the same risks to round-off)."""
+    if engine == "kernel":
+        from ..kernels.erf_poly import erf_table
+        from ..kernels.fresh_risk_step import fresh_risk_kernel
+
+        rho, KV, table = frame_overlaps(KV)["rho"], np.ascontiguousarray(KV), erf_table()
+        return np.array([fresh_risk_kernel(g, KV[i], float(rho[i]), n, float(d), L, float(gamma), float(eps),
+                                           float(lam), table) for i, g in enumerate(gens)])
     z = np.stack([g.standard_normal((n, 2 * (L - 1) + 5)) for g in gens])  # (R, n, .)
     rho = frame_overlaps(KV)["rho"][:, None, None]
     z1, z2 = z[:, :, :L - 1], z[:, :, L - 1:2 * (L - 1)]

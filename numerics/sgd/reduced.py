@@ -27,11 +27,10 @@ from scipy.special import erf
 
 from theory.parameters import Overlaps
 
-from ..kernels import check_engine
 from .frame import cholesky_coordinates, frame_overlaps
 from .fresh_risk import fresh_test_risk
-from .trajectory import (SGDTrajectory, TrajectoryLog, check_settings, child_streams,
-                             lambda_path, logged_steps, progress_bar, run_generators)
+from .trajectory import (SGDTrajectory, TrajectoryLog, check_reduced, child_streams, lambda_path, logged_steps,
+                         progress_bar, run_generators)
 
 __all__ = ["online_sgd_reduced", "sgd_step"]
 
@@ -40,8 +39,7 @@ _TINY = np.finfo(float).tiny
 _CHUNK_FLOATS = 2**21  # random numbers drawn ahead per block of steps (16 MiB)
 
 
-def _informative_mean(d):
-    """sqrt(d/2): the informative token's mean along k* (docs/math/sgd-reduced.md#exact-reduced-simulator)."""
+def _informative_mean(d):  # the informative token's mean along k* (docs/math/sgd-reduced.md#exact-reduced-simulator)
     return np.sqrt(d / 2.0)
 
 
@@ -154,34 +152,30 @@ def _advance_numpy(KV, streams, lam, alpha, shape, scale2, snap_at, work, coeffi
 
 
 def _advance_kernel(KV, streams, lam, alpha, shape, scale2, snap_at, work, member="erf"):
-    """``_advance_numpy`` by the kernel ``numerics.kernels.sgd_reduced_kernel`` (member "erf" or "softmax"), one call
-    per run: it draws the tokens from the run's token stream (as ``_draw_chunk``), the rest comes from ``_draw_noise``."""
+    """``_advance_numpy`` by the kernel ``numerics.kernels.sgd_reduced_kernel`` (member "erf" or "softmax"), run by run:
+    one call per run and block, drawing the tokens from the run's token stream (as ``_draw_chunk``); the targets' noise
+    and the Bartlett variables come from ``_draw_noise``. Same numbers as ``_advance_numpy`` (each stream in order)."""
     from ..kernels.erf_poly import erf_table
     from ..kernels.sgd_step import ERF, SOFTMAX, sgd_reduced_kernel
 
     d, B, L, gamma, eps = shape
-    noise, a11, n21, a22 = _draw_noise(streams, len(lam), d, B, eps)
     KV, rows, snaps = np.array(KV, order="C"), np.full(len(lam), -1), np.empty((len(snap_at),) + KV.shape)
     rows[snap_at] = np.arange(len(snap_at))
+    lam, code, table = np.ascontiguousarray(lam), {"erf": ERF, "softmax": SOFTMAX}[member], erf_table()
     for k, s in enumerate(streams):
-        sgd_reduced_kernel(KV[k], s[0], float(gamma), float(_informative_mean(d)), noise[k],
-                           -alpha * a11[k], -alpha * n21[k], -alpha * a22[k], np.ascontiguousarray(lam),
-                           float(alpha), 2.0 / B, L, scale2, rows, snaps[:, k],
-                           {"erf": ERF, "softmax": SOFTMAX}[member], erf_table())
+        noise, a11, n21, a22 = (x[0] for x in _draw_noise([s], len(lam), d, B, eps))
+        sgd_reduced_kernel(KV[k], s[0], float(gamma), float(_informative_mean(d)), noise, -alpha * a11,
+                           -alpha * n21, -alpha * a22, lam, float(alpha), 2.0 / B, L, scale2, rows, snaps[:, k],
+                           code, table)
     return KV, list(snaps)
 
 
-def _check_reduced(problem, alpha, n_steps, batch_size, log_every, test_size, engine, coefficients):
-    """(d, L, gamma, eps) after ``check_settings`` and the own checks (d >= 4, test set with coefficients)."""
-    check_engine(engine)
-    d, L, gamma, eps = check_settings(problem, alpha, n_steps, batch_size, log_every, test_size)
-    if coefficients is not None and test_size > 0:
-        raise ValueError(f"test_size={test_size!r} is not allowed with coefficients: the fresh test "
-                         "risk is the erf predictor's; use 0")
-    if d < 4:
-        raise ValueError(f"problem.d={d!r} is not allowed: the reduced simulator needs d >= 4 "
-                         "(use numerics.sgd.full.online_sgd_full)")
-    return d, L, gamma, eps
+def _chunk_steps(n_steps, n_runs, B, L, kernel):
+    """Steps per block of numbers drawn ahead (``_CHUNK_FLOATS`` floats). The kernel route draws B + 3 numbers per
+    run-step ahead and runs run by run (one call per run and block): blocks of >= 4096 steps or 1/20 of the path."""
+    if not kernel:
+        return max(1, min(n_steps, _CHUNK_FLOATS // (n_runs * (4 * B * L + B + 3))))
+    return max(1, min(n_steps, _CHUNK_FLOATS // (B + 3), max(4096, -(-n_steps // 20))))
 
 
 def _route(engine, coefficients):
@@ -200,25 +194,23 @@ def online_sgd_reduced(problem, overlaps: Overlaps, *, alpha: float, n_steps: in
     """Online SGD (``numerics.sgd.full``) simulated exactly on the overlaps (module docstring).
 
     overlaps: initial overlaps, array fields of shape (n_runs,) (e.g. from
-    ``numerics.dynamics.initial.sample_initial_overlaps``). ``rng``: a Generator or one per run; run
-    i's training streams and its test samples come from children of its generator, each consumed in
-    order (drawn ahead in blocks of steps): a run uses the same random numbers whichever other runs
-    are simulated with it (results equal up to the summation order of vectorised reductions) and
-    whatever the block length (bit-identical). Lambda and logging conventions as
-    ``online_sgd_full``. test_size > 0 logs the empirical risk on a fresh test set of that size at
-    every logged step (``test_risk_kind = "fresh"``): exact marginal law at each step; the full
-    simulator's fixed test set also correlates the steps, which this does not reproduce. Requires d
-    >= 4; no d-dimensional array is ever formed. ``progress``: a tqdm bar (per block of pre-drawn
-    steps). ``engine``: "kernel" (compiled, ``numerics.kernels``, the default) or "numpy" (the
-    reference route): the same random numbers, the same trajectories to round-off. ``coefficients``: another
-    predictor's (PQ, CE) map (signature of ``_coefficients``; ``numerics.nonlinearity.sgd``; exact for any
-    predictor of (<X_l, k>, <X_l, v>)), on the kernel if it has their member (``_route``), else NumPy; test_size 0.
+    ``numerics.dynamics.initial.sample_initial_overlaps``). ``rng``: a Generator or one per run; run i's training
+    streams and its test samples come from children of its generator, each consumed in order (drawn ahead in blocks
+    of steps): a run uses the same random numbers whichever other runs are simulated with it (results equal up to
+    the summation order of vectorised reductions) and whatever the block length (bit-identical). Lambda and logging
+    conventions as ``online_sgd_full``. test_size > 0 logs the empirical risk on a fresh test set of that size at
+    every logged step (``test_risk_kind = "fresh"``): exact marginal law at each step; the full simulator's fixed
+    test set also correlates the steps, which this does not reproduce. Requires d >= 4; no d-dimensional array is
+    ever formed. ``progress``: a tqdm bar (per block of pre-drawn steps). ``engine``: "kernel" (compiled,
+    ``numerics.kernels``, the default) or "numpy" (the reference route): the same random numbers, the same
+    trajectories to round-off. ``coefficients``: another predictor's (PQ, CE) map (signature of ``_coefficients``;
+    ``numerics.nonlinearity.sgd``; exact for any predictor of (<X_l, k>, <X_l, v>)), on the kernel if it has their
+    member (``_route``), else NumPy; test_size 0.
     """
-    d, L, gamma, eps = _check_reduced(problem, alpha, n_steps, batch_size, log_every, test_size,
-                                      engine, coefficients)
+    d, L, gamma, eps = check_reduced(problem, alpha, n_steps, batch_size, log_every, test_size, engine, coefficients)
     KV = cholesky_coordinates(overlaps)
     n_runs = KV.shape[0]
-    streams = [child_streams(g, 5) for g in run_generators(rng, n_runs)]
+    streams = [child_streams(g, 5, used=5 if test_size else 4) for g in run_generators(rng, n_runs)]
     train, test = [s[:4] for s in streams], [s[4] for s in streams]
     lam = lambda_path(problem, n_steps)
     log = TrajectoryLog(steps := logged_steps(n_steps, log_every), n_runs, with_test=test_size > 0)
@@ -227,13 +219,13 @@ def online_sgd_reduced(problem, overlaps: Overlaps, *, alpha: float, n_steps: in
 
     def record(n, KV):
         test_risk = (None if test_size == 0 else
-                     fresh_test_risk(test, KV, test_size, d, L, gamma, eps, lam_list[n]))
+                     fresh_test_risk(test, KV, test_size, d, L, gamma, eps, lam_list[n], engine))
         log.record(d, L, gamma, eps, lam_list[n], frame_overlaps(KV), test_risk)
 
     record(0, KV)
-    chunk = max(1, min(n_steps, _CHUNK_FLOATS // (n_runs * (4 * batch_size * L + batch_size + 3))))
-    bar = progress_bar(progress, n_steps, "SGD steps (reduced)")
     advance = _route(engine, coefficients)
+    chunk = _chunk_steps(n_steps, n_runs, batch_size, L, getattr(advance, "func", advance) is _advance_kernel)
+    bar = progress_bar(progress, n_steps, "SGD steps (reduced)")
     for start in range(0, n_steps, chunk):
         n_chunk = min(chunk, n_steps - start)
         bar.update(start - bar.n)
@@ -242,9 +234,8 @@ def online_sgd_reduced(problem, overlaps: Overlaps, *, alpha: float, n_steps: in
                             scale2, logged - start - 1, work)
         for n, snap in zip(logged, snaps):
             record(int(n), snap)
-    bar.update(n_steps - bar.n)
-    bar.close()
+    bar.update(n_steps - bar.n), bar.close()
     if not np.all(np.isfinite(KV)):
-        raise FloatingPointError("online_sgd_reduced produced non-finite overlaps "
-                                 "(the step alpha is probably too large for this d)")
+        raise FloatingPointError("online_sgd_reduced produced non-finite overlaps (the step alpha is probably too "
+                                 "large for this d)")
     return log.result(lam, "fresh" if test_size > 0 else "none", d, eps, alpha, batch_size)

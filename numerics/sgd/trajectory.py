@@ -19,6 +19,7 @@ from theory.parameters import OVERLAP_NAMES, Overlaps, Problem
 from theory.risk import risk_from_arrays
 
 from ..dynamics.schedules import as_schedule, lambda_setting
+from ..kernels import check_engine
 
 __all__ = ["SGDTrajectory", "TEST_RISK_KINDS"]
 
@@ -111,6 +112,20 @@ def check_settings(problem: Problem, alpha, n_steps, batch_size, log_every, test
     return int(problem.d), int(problem.L), float(problem.gamma), float(problem.eps)
 
 
+def check_reduced(problem, alpha, n_steps, batch_size, log_every, test_size, engine, coefficients):
+    """(d, L, gamma, eps) of ``numerics.sgd.reduced.online_sgd_reduced``: ``check_settings`` and its own checks
+    (d >= 4, no test set with coefficients, a known engine)."""
+    check_engine(engine)
+    d, L, gamma, eps = check_settings(problem, alpha, n_steps, batch_size, log_every, test_size)
+    if coefficients is not None and test_size > 0:
+        raise ValueError(f"test_size={test_size!r} is not allowed with coefficients: the fresh test risk is the erf "
+                         "predictor's; use 0")
+    if d < 4:
+        raise ValueError(f"problem.d={d!r} is not allowed: the reduced simulator needs d >= 4 (use "
+                         "numerics.sgd.full.online_sgd_full)")
+    return d, L, gamma, eps
+
+
 def lambda_path(problem, n_steps: int) -> np.ndarray:
     """lambda_n for n = 0..n_steps of a ``Problem`` (constant lambda) or a ``ScheduledProblem``
     (one number or schedule shared by the runs)."""
@@ -141,11 +156,14 @@ def run_generators(rng, n_runs: int) -> list:
                      f"{n_runs} Generators (one per run)")
 
 
-def child_streams(gen: np.random.Generator, n: int) -> list:
+def child_streams(gen: np.random.Generator, n: int, used: int | None = None) -> list:
     """n independent child generators of ``gen`` (children of its SeedSequence, as
     ``Generator.spawn``), on the SFC64 bit generator, which draws normals about twice as fast as
-    PCG64 here; the simulators spend much of their time drawing normals."""
-    return [np.random.Generator(np.random.SFC64(s)) for s in gen.bit_generator.seed_seq.spawn(n)]
+    PCG64 here; the simulators spend much of their time drawing normals. ``used``: only the first
+    ``used`` children are built (the others are None; each costs ~20 us, a cost per run)."""
+    seqs = gen.bit_generator.seed_seq.spawn(n)
+    return [np.random.Generator(np.random.SFC64(s)) if i < (n if used is None else used) else None
+            for i, s in enumerate(seqs)]
 
 
 def progress_bar(enabled: bool, total: int, desc: str):

@@ -113,9 +113,9 @@ def highdim_fluctuation_closure(quick: bool, rng) -> Check:
         z_scores=[r[0] for r in rows], z_crit=z_crit,
         measured_text=f"the effective ODE without fluctuations gives max |z| = {plain:.1f}",
         derivation=f"Bonferroni over {m} z-tests, family-wise false-failure rate {_FAMILY}; power: the drift "
-                   f"alone must be rejected (some |z| >= z_crit + z_{_POWER}); the closure's remainder, measured ~0.003 c "
-                   "for c <= 1 at d = 10^3 and 10^4, is ~3e-4 at c = 0.1, below 0.3 standard errors "
-                   "(docs/math/highdim.md#convergence-in-d-and-in-c)",
+                   f"alone must be rejected (some |z| >= z_crit + z_{_POWER}); the closure keeps the discrete-time variance "
+                   "of the fast mode, without which it left ~0.003 c (~3e-4 at c = 0.1, below 0.3 standard errors) "
+                   "(docs/math/highdim.md#the-discrete-time-variance-of-the-fast-mode)",
         details={"z_without_fluctuations": [r[1] for r in rows]},
         failure="UNDERPOWERED" if plain < z_crit + power_z(_POWER) else None,
     )
