@@ -13,6 +13,7 @@ output is a terminal.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 
 from numerics import progress as progress_module
 from numerics.pool import ordered_map, worker_context
@@ -45,11 +46,21 @@ def item_kind(item) -> str:
     raise ValueError(f"item={item!r} is not allowed: a Recipe or a Claim is needed")
 
 
-def _find(kind: str, name: str):
+def _module(item) -> str:
+    """The module that defines ``item``: a worker imports it alone, not every recipe and claim."""
+    return (item.compute if item_kind(item) == "figure" else item.check).__module__
+
+
+def _find(kind: str, name: str, module: str):
+    """The item ``name`` of kind ``kind``: a recipe in its own module (``find_recipe``), a claim in
+    ``module`` first, then among all claims (importing every recipe and claim costs a worker seconds)."""
     from . import registry, verify
 
-    items = registry.discover_recipes() if kind == "figure" else verify.discover_claims()
-    found = [item for item in items if item.name == name]
+    if kind == "figure":
+        return registry.find_recipe(name)
+    found = [item for item in vars(importlib.import_module(module)).values()
+             if isinstance(item, verify.Claim) and item.name == name]
+    found = found or [item for item in verify.discover_claims() if item.name == name]
     if not found:
         raise ValueError(f"{kind} name={name!r} is not allowed: no such {kind}")
     return found[0]
@@ -67,10 +78,10 @@ def run_item(item, options: RunOptions):
 
 
 def run_named(task):
-    """Worker entry point: ``task = (kind, name, options)``; find the item and run it."""
-    kind, name, options = task
+    """Worker entry point: ``task = (kind, name, module, options)``; find the item and run it."""
+    kind, name, module, options = task
     progress_module.task_started(f"{kind} {name}")
-    return run_item(_find(kind, name), options)
+    return run_item(_find(kind, name, module), options)
 
 
 def _echo_line(result) -> str:
@@ -110,7 +121,7 @@ def _run_items(items, options, jobs, echo, display, pooled) -> list:
         # Longest first (recipes' COST, claims' cost), so that no worker idles at the end while
         # another finishes a long item; results back in input order.
         order = sorted(range(len(items)), key=lambda i: -items[i].cost)
-        tasks = [(item_kind(items[i]), items[i].name, options) for i in order]
+        tasks = [(item_kind(items[i]), items[i].name, _module(items[i]), options) for i in order]
         results = ordered_map(run_named, tasks, jobs=jobs, on_result=done, progress_queue=live.queue)
         by_index = dict(zip(order, results))
         return [by_index[i] for i in range(len(items))]

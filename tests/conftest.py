@@ -7,6 +7,23 @@ import numpy as np
 import pytest
 
 
+# The session's shared quick runs of every figure and claim, and the fixtures that read them.
+_QUICK_RUNS = frozenset({"quick_outputs", "quick_figures", "quick_verification", "quick_claim"})
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "xdist_group(name): tests that pytest-xdist's --dist loadgroup "
+                                       "runs on one worker")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist with ``--dist loadgroup``, every test that reads the session's quick runs
+    goes to one worker, so those runs are computed once per test run, not once per worker."""
+    for item in items:
+        if _QUICK_RUNS & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.xdist_group("quick-runs"))
+
+
 @pytest.fixture(autouse=True)
 def _reset_mpmath():
     """Tests must not leak mpmath precision changes into each other."""

@@ -116,14 +116,14 @@ def test_alignment_event():
 
 def test_failure_raises_actionable(monkeypatch):
     """A solver failure (simulated: solve_ivp reporting status -1) raises with advice."""
-    import numerics.dynamics.flow as flow
-    real = flow.solve_ivp
+    import scipy.integrate  # numerics.dynamics.flow calls scipy.integrate.solve_ivp (loaded on first use)
+    real = scipy.integrate.solve_ivp
 
     def failing(*args, **kwargs):
         sol = real(*args, **kwargs)
         sol.status, sol.message = -1, "Required step size is less than spacing between numbers."
         return sol
-    monkeypatch.setattr(flow, "solve_ivp", failing)
+    monkeypatch.setattr(scipy.integrate, "solve_ivp", failing)
     with pytest.raises(RuntimeError, match="method"):
         manifold_flow(Problem(d=400, lam=0.1), 0.3, 0.2, t_end=10.0, ode=OdeOptions(method="RK45"))
 

@@ -15,8 +15,8 @@ def test_longest_items_start_first_and_results_keep_input_order(monkeypatch):
     queued = []
 
     def fake_map(fn, tasks, *, jobs, on_result, progress_queue):
-        queued.extend(name for _, name, _ in tasks)
-        return [f"result of {name}" for _, name, _ in tasks]
+        queued.extend(name for _, name, *_ in tasks)
+        return [f"result of {name}" for _, name, *_ in tasks]
 
     monkeypatch.setattr(work, "ordered_map", fake_map)
     results = work.run_items(items, work.RunOptions(), jobs=2)
@@ -30,3 +30,21 @@ def test_recipes_and_claims_share_one_order():
     recipes = discover_recipes()
     assert all(r.cost >= 0 for r in recipes)
     assert _claim("x", 12.5).cost == 12.5 and _claim("y", 0).cost == 0.0
+
+
+def test_a_worker_finds_its_item_without_importing_every_recipe_and_claim(monkeypatch):
+    """run_named's lookup: a claim in the module named by its task, a recipe in its own module;
+    discovery of every claim only when the claim is not in that module."""
+    import figures.verify as verify
+    from figures.registry import discover_recipes
+
+    claims = verify.discover_claims()
+    recipe = discover_recipes()[0]
+    discovered = []
+    monkeypatch.setattr(verify, "discover_claims", lambda: discovered.append(1) or claims)
+    for c in claims:
+        assert work._find("claim", c.name, work._module(c)) is c
+    assert work._find("figure", recipe.name, work._module(recipe)) == recipe
+    assert not discovered
+    assert work._find("claim", claims[0].name, "figures.verify.claims") is claims[0]  # not there: discovery
+    assert discovered == [1]

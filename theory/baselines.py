@@ -23,7 +23,7 @@ import dataclasses
 import math
 
 import numpy as np
-from scipy.optimize import brentq, minimize_scalar
+import scipy  # scipy.optimize loads on first use (scipy's lazy submodules)
 
 from .parameters import Task
 from .risk import oracle_risk, risk_from_arrays
@@ -96,7 +96,7 @@ def _best(d, L, gamma):
     if i in (0, _GRID - 1):
         raise ValueError(f"the oracle risk at d={d:g}, L={L:g}, gamma={gamma:g} has no interior "
                          f"minimum for lambda in [1e-8, 1e3] (grid minimum at lambda={np.exp(grid[i]):.3g})")
-    res = minimize_scalar(lambda x: float(_oracle_excess(d, L, gamma, x)), method="bounded",
+    res = scipy.optimize.minimize_scalar(lambda x: float(_oracle_excess(d, L, gamma, x)), method="bounded",
                           bounds=(grid[i - 1], grid[i + 1]), options={"xatol": _XATOL})
     if not res.success:
         raise ValueError(f"minimize_scalar failed for the oracle risk at d={d:g}, L={L:g}: {res.message}")
@@ -143,7 +143,7 @@ def attention_linear_crossover(L: int, gamma: float, d_range=(2.0, 1e12)) -> flo
     if not (g_lo > 0 > g_hi):
         raise ValueError(f"no crossover for L={L}, gamma={gamma} over d in {d_range}: the gap "
                          f"oracle - linear is {g_lo:.3g} at the lower and {g_hi:.3g} at the upper end")
-    return math.exp(brentq(gap, lo, hi, xtol=1e-12, rtol=1e-12))
+    return math.exp(scipy.optimize.brentq(gap, lo, hi, xtol=1e-12, rtol=1e-12))
 
 
 def linear_predictor_risk(problem: Task, coef, k_star, v_star, J=None) -> float:

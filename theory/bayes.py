@@ -42,7 +42,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.stats import ncx2
+import scipy  # scipy.stats loads on first use (scipy's lazy submodules)
 
 from .bayes_bound import bayes_excess_bound
 from .parameters import Task
@@ -86,6 +86,7 @@ def _gauss_legendre_panels(edges: np.ndarray):
 
 def _ncx2_law(df, nc, scale, c0, panel):
     """Nodes (in ell) and weights of ell = scale W + c0, W ~ ncx2(df, nc)."""
+    ncx2 = scipy.stats.ncx2
     lo, hi = ncx2.ppf(_DELTA, df, nc), ncx2.isf(_DELTA, df, nc)
     width = panel / abs(scale)  # panel width in W
     if lo < width:

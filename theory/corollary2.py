@@ -30,7 +30,7 @@ import math
 from typing import Callable
 
 import numpy as np
-from scipy.optimize import minimize_scalar
+import scipy  # scipy.optimize loads on first use (scipy's lazy submodules)
 from scipy.special import erfc, ndtr
 
 from .baselines import prescribed_lambda
@@ -162,7 +162,7 @@ def _minimise(fun, lo=math.log(1e-10), hi=math.log(1e3)):
     grid = np.linspace(lo, hi, 521)
     values = np.array([fun(x) for x in grid])
     i = int(np.clip(np.argmin(values), 1, grid.size - 2))
-    res = minimize_scalar(fun, method="bounded", bounds=(grid[i - 1], grid[i + 1]),
+    res = scipy.optimize.minimize_scalar(fun, method="bounded", bounds=(grid[i - 1], grid[i + 1]),
                           options={"xatol": 1e-10})
     if not res.success:
         raise ValueError(f"minimize_scalar failed: {res.message}")

@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.integrate import quad
+import scipy  # scipy.integrate loads on first use (scipy's lazy submodules)
 
 from .parameters import Overlaps, Problem, check_realisable, check_representable, gram_matrix
 from .quad_result import QuadResult
@@ -79,7 +79,7 @@ def _separated(candidates, low, high):
 def _integrate(f, magnitude, points, low=-_Z_MAX, high=_Z_MAX):
     """int f(z) dz over [low, high] with QUADPACK; raises when QUADPACK reports a failure."""
     pts = _separated(points, low, high)
-    out = quad(f, low, high, points=pts or None, epsabs=_EPSABS_REL * magnitude,
+    out = scipy.integrate.quad(f, low, high, points=pts or None, epsabs=_EPSABS_REL * magnitude,
                epsrel=_EPSREL, limit=_LIMIT, full_output=1)
     if len(out) > 3:
         raise RuntimeError(f"population_risk_quad: quadrature lost accuracy: {out[3]}")

@@ -30,7 +30,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-from scipy.optimize import brentq
+import scipy  # scipy.optimize loads on first use (scipy's lazy submodules)
 from scipy.special import erf, erfc
 
 from .parameters import Problem, Task
@@ -149,7 +149,7 @@ def critical_lambda(task: Task, lam_min: float = 1e-3, lam_max: float = 1e2, n_g
     if change.size == 0:
         return CriticalLambda(lam_c=None, found=False, bracket=None, xtol=xtol)
     lo, hi = grid[change[0]], grid[change[0] + 1]
-    lam_c, info = brentq(det, lo, hi, xtol=xtol, full_output=True)
+    lam_c, info = scipy.optimize.brentq(det, lo, hi, xtol=xtol, full_output=True)
     if not info.converged:
         raise ArithmeticError(f"brentq did not converge for lam_c in [{lo}, {hi}]: {info.flag}")
     return CriticalLambda(lam_c=float(lam_c), found=True, bracket=(float(lo), float(hi)), xtol=xtol)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-from scipy.integrate import solve_ivp
+import scipy  # scipy.integrate loads on first use (scipy's lazy submodules)
 from scipy.special import erf, erfc
 
 from theory.checks import check_positive_real, short_repr
@@ -127,7 +127,7 @@ def integrate_ode(rhs, y0, names, t_end, ode: OdeOptions, delta, terminal, t_eva
         aligned.terminal = terminal
         aligned.direction = 1.0
         events = [aligned]
-    sol = solve_ivp(rhs, (0.0, t_end), np.asarray(y0, dtype=float), **ode.kwargs(),
+    sol = scipy.integrate.solve_ivp(rhs, (0.0, t_end), np.asarray(y0, dtype=float), **ode.kwargs(),
                     dense_output=True, events=events, t_eval=t_eval)
     if sol.status < 0:
         raise RuntimeError(f"gradient-flow integration failed at t={sol.t[-1]:.6g} with "

@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-from scipy.integrate import solve_ivp
+import scipy  # scipy.integrate loads on first use (scipy's lazy submodules)
 
 from theory.parameters import Problem
 
@@ -100,7 +100,7 @@ def separatrix(problem: Problem, *, start=1e-8, t_end=1e4,
     def near_corner(t, y):
         return max(abs(y[0]), abs(y[1])) - (1.0 - 1e-9)
     near_corner.terminal = True
-    sol = solve_ivp(back, (0.0, t_end), start * stable, **ode.kwargs(), events=[near_corner])
+    sol = scipy.integrate.solve_ivp(back, (0.0, t_end), start * stable, **ode.kwargs(), events=[near_corner])
     if sol.status < 0:
         raise RuntimeError(f"separatrix integration failed: {sol.message}")
     kappa, nu = np.r_[0.0, sol.y[0]], np.r_[0.0, sol.y[1]]

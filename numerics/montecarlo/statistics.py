@@ -10,7 +10,7 @@ A true relative error delta is detected with probability >= power when
 
 from __future__ import annotations
 
-from scipy.stats import norm
+import scipy  # scipy.stats loads on first use (scipy's lazy submodules)
 
 __all__ = ["bonferroni_z", "power_z"]
 
@@ -22,7 +22,7 @@ def bonferroni_z(rate: float, m: int = 1) -> float:
         raise ValueError(f"rate={rate!r} is not allowed: the false-failure rate must be in (0, 1)")
     if not (isinstance(m, int) and m >= 1):
         raise ValueError(f"m={m!r} is not allowed: the number of tests must be an integer >= 1")
-    return float(norm.isf(rate / (2 * m)))
+    return float(scipy.stats.norm.isf(rate / (2 * m)))
 
 
 def power_z(power: float) -> float:
@@ -30,4 +30,4 @@ def power_z(power: float) -> float:
     probability ``power`` beyond a critical value (module docstring)."""
     if not 0 < power < 1:
         raise ValueError(f"power={power!r} is not allowed: need 0 < power < 1")
-    return float(norm.ppf(power))
+    return float(scipy.stats.norm.ppf(power))

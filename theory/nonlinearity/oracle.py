@@ -17,7 +17,7 @@ import dataclasses
 import math
 
 import numpy as np
-from scipy.optimize import minimize_scalar
+import scipy  # scipy.optimize loads on first use (scipy's lazy submodules)
 
 from theory.parameters import Problem, Task
 from theory.quad_result import QuadResult
@@ -85,7 +85,7 @@ def oracle_best_lambda_sigma(task: Task, sigma="erf", lam_range=(1e-3, 1e2),
     vals = [f(x) for x in grid]
     i = int(np.argmin(vals))
     if 0 < i < n_grid - 1:
-        minimize_scalar(f, bounds=(grid[i - 1], grid[i + 1]), method="bounded",
+        scipy.optimize.minimize_scalar(f, bounds=(grid[i - 1], grid[i + 1]), method="bounded",
                         options={"xatol": xatol})
         best = min(cache, key=f)
     else:
