@@ -21,7 +21,8 @@ _TESTED = "effective"
 # rtol 1e-6: the solution differs from rtol 1e-8's by <= 2e-6 over the run (measured), 1e-4 of the SGD
 # standard errors (>= 0.015 at 40 runs where the bounds are decided), at a fifth of the right-hand sides
 _ODE = {"method": "LSODA", "rtol": 1e-6, "atol": 1e-8}
-# the moment closure is left out: in this setting (lambda s ~ 13, stiff) it costs minutes per unit of flow time
+# the moment closure is left out: here its linear-noise covariance grows along an unstable direction off M
+# and its integration stalls near flow time 1.55 (docs/math/highdim.md#the-papers-sgd-setting)
 
 
 def paper_comparison(quick: bool, rng):
