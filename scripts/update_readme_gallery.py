@@ -19,6 +19,8 @@ from PIL import Image
 
 ROOT = Path(__file__).resolve().parent.parent
 WIDTH = 1000
+# a derivation page cited in a claim's statement becomes a link in the README's table
+_DOC_PATH = re.compile(r"(docs/math/[\w.-]+\.md(?:#[\w-]+)?)")
 
 
 def _replace(text: str, marker: str, body: str) -> str:
@@ -47,7 +49,7 @@ def main(out: Path) -> None:
                         for name, (title, caption) in titles.items())
     rows = ["| claim | statement | measured | tolerance | status |", "|---|---|---|---|---|"]
     for c in report["claims"]:
-        statement = c["statement"].replace("|", "\\|")
+        statement = _DOC_PATH.sub(r"[derivation](\1)", c["statement"].replace("|", "\\|"))
         rows.append(f"| `{c['claim_id']}` | {statement} | {c['measured']:.3g} | {c['tolerance']:.3g} | {c['status']} |")
     claims = (f"Mode {report['mode']}, seed {report['seed']}, {report['summary']}; "
               f"numpy {report['versions'].get('numpy')}, scipy {report['versions'].get('scipy')}.\n\n"
