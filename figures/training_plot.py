@@ -14,9 +14,6 @@ Drawing only, kept apart from the computation so that restyling never invalidate
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.lines import Line2D
-from matplotlib.patches import Patch
-from matplotlib.ticker import MaxNLocator
 
 from .style import DOUBLE_COLUMN, PALETTE, draw_fixed_points
 
@@ -117,6 +114,9 @@ def _distance_panel(ax, data, p):
 
 def legend_entries(data, p, *, risk_entries=()) -> tuple[list, list]:
     """Handles and labels of the one legend below the panels."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
     handles, labels = [], []
     n = len(data["aligned"])
     for name, runs in groups(data).items():
@@ -141,6 +141,7 @@ def plot_training_panels(data: dict, p: dict, *, method: str = "exact population
     """The four panels of the module docstring (drawing only); ``risk_panel(ax, data, p)`` replaces
     panel (a) (the SGD figure draws two risks there), ``risk_entries`` its legend entries."""
     from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
 
     fig = Figure(figsize=(DOUBLE_COLUMN, 5.6), layout="constrained")
     axes = fig.subplots(2, 2)

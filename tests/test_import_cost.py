@@ -17,3 +17,12 @@ def test_the_packages_and_the_command_line_load_no_heavy_library():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
     assert out.stdout.strip() == ""
 
+
+
+def test_the_figure_recipes_load_no_plotting_library_until_they_plot():
+    """A claim that reads a figure's data imports that recipe's module in its worker: the recipes and
+    their shared plotting helpers import matplotlib inside their plot functions only."""
+    code = ("import sys; from figures.registry import discover_recipes; discover_recipes(); "
+            "print('matplotlib' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert out.stdout.strip() == "False"
