@@ -234,7 +234,8 @@ def online_sgd_reduced(problem, overlaps: Overlaps, *, alpha: float, n_steps: in
                             scale2, logged - start - 1, work)
         for n, snap in zip(logged, snaps):
             record(int(n), snap)
-    bar.update(n_steps - bar.n), bar.close()
+    bar.update(n_steps - bar.n)
+    bar.close()
     if not np.all(np.isfinite(KV)):
         raise FloatingPointError("online_sgd_reduced produced non-finite overlaps (the step alpha is probably too "
                                  "large for this d)")
