@@ -231,11 +231,11 @@ def plot(data: dict, p: dict):
     f = data["step_final"]
     for j, color in ((0, PALETTE["monte_carlo"]), (1, PALETTE["orange"])):
         ax_c.errorbar(data["step_c"], f[:, 0, j], yerr=_Z95 * f[:, 1, j], fmt="s", ms=3, color=color, capsize=2,
-                      label=f"(d) SGD {'κν'[j]} at τ = {p['step_t']:g} ({p['step_runs']} runs), mean ± 1.96 s.e.: "
-                            f"c = {p['step_c_fixed']:g} from its fixed point, "
-                            + " and ".join(f"{x:g}" for x in p["step_sides"]) + " c_crit from (0.9, 0.9)")
+                      label=f"(d) SGD {'κν'[j]} at τ = {p['step_t']:g}, mean ± 1.96 s.e." + ("" if j else (
+                          f"\n    c = {p['step_c_fixed']:g} from its fixed point, "
+                          + ", ".join(f"{x:g}" for x in p["step_sides"]) + " c_crit from (0.9, 0.9)")))
     ax_c.axvline(float(data["c_crit"]), color=PALETTE["muted"], lw=0.8, ls="--",
-                 label=f"(d) c_crit = {float(data['c_crit']):.2f} (numerics.highdim.critical_step, to {p['crit_tol']:.0%})")
+                 label=f"(d) c_crit = {float(data['c_crit']):.2f} (critical_step, to {p['crit_tol']:.0%})")
     lo, hi = data["c_crit_bracket"]
     if np.isfinite(hi):
         ax_c.axvspan(lo, hi, color=PALETTE["muted"], alpha=0.3, lw=0, label="(d) c_crit lies in this grid interval")
