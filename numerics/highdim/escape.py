@@ -34,7 +34,7 @@ from ..dynamics.ode import OdeOptions
 from .effective_flow import check_highdim_settings, effective_flow
 from .fluctuations import increment_covariance, population_velocity
 
-__all__ = ["EscapePrediction", "escape_prediction"]
+__all__ = ["EscapePrediction", "escape_prediction", "saddle_escape"]
 
 _EPS_START = 1e-3
 
@@ -68,10 +68,9 @@ def _jacobian_on_m(problem, h=1e-6):
     return np.array([(F[0, :2] - F[2, :2]) / (2 * h), (F[1, :2] - F[3, :2]) / (2 * h)]).T
 
 
-def escape_prediction(problem, *, c=None, batch_size=1, delta=0.05, quantiles=(0.25, 0.5, 0.75),
-                      t_max=500.0) -> EscapePrediction:
-    """The prediction of the module docstring at constant ``problem.lam``; ``c`` None: the
-    population flow (PGD at small step, no noise), else online SGD at alpha = c/d, batch B."""
+def saddle_escape(problem, *, c=None, batch_size=1):
+    """(mu, r, sigma) of the module docstring: the unstable rate and unit direction of the saddle's
+    linearisation on M and the scale of |xi|; ``c`` None: the population flow (no noise)."""
     d = task_scalars(problem)[0]
     J = _jacobian_on_m(problem)
     alpha, noise = 0.0, 0.0
@@ -86,7 +85,14 @@ def escape_prediction(problem, *, c=None, batch_size=1, delta=0.05, quantiles=(0
     if c is not None:
         C = increment_covariance(m, (0.0,) * 5)[:2, :2]
         noise = alpha * float(r @ C @ r) / (2.0 * batch_size * mu)
-    sigma = float(np.sqrt(1.0 / d + noise))
+    return mu, r, float(np.sqrt(1.0 / d + noise))
+
+
+def escape_prediction(problem, *, c=None, batch_size=1, delta=0.05, quantiles=(0.25, 0.5, 0.75),
+                      t_max=500.0) -> EscapePrediction:
+    """The prediction of the module docstring at constant ``problem.lam``; ``c`` None: the
+    population flow (PGD at small step, no noise), else online SGD at alpha = c/d, batch B."""
+    mu, r, sigma = saddle_escape(problem, c=c, batch_size=batch_size)
     start = (_EPS_START * r[0], _EPS_START * r[1], 0.0, 0.0, 0.0)
     if c is None:
         flow = overlap_flow(problem, Overlaps(**dict(zip(OVERLAP_NAMES, start))), t_end=t_max,
