@@ -16,7 +16,8 @@ ORDER = 10
 _T_FULL = (0.0, 0.01, 0.3, 1.5, 4.0, 12.0)
 _G_FULL = (1e-3, 0.05, 0.3, 0.7, 2.0, 10.0)
 _QUICK = ((0.0, 1e-3), (0.01, 0.3), (0.3, 0.05), (0.3, 0.7), (1.5, 2.0), (4.0, 10.0))
-_DPS = 30
+# 20 digits: within 1.4e-21 relative of a 30-digit reference at the 36 points (measured), 1e-5 ulp
+_DPS = 20
 
 
 @claim("zeta-closed-form",
