@@ -13,7 +13,7 @@ end-to-end times, side by side in one run, each with the machine's load.
 - ``--reproduce``: cold ``slr reproduce`` (empty output folder) wall and CPU time of the child,
   then ``slr verify`` in the same folder (figures cached: the claims that read a figure's data
   load it);
-- ``--pytest``: the default ``python -m pytest`` wall and CPU time;
+- ``--pytest``: the README's test command ``python -m pytest -n 2``: wall and CPU time;
 - ``--sgd-profile``: where a reduced-SGD run-step goes (the token normals drawn by NumPy per block
   size and by numba in the compiled loop; erf per value) and the cost of many short runs (the
   sgd_vs_flow figure's 2048 runs of 125 steps, where the per-run costs dominate).
@@ -195,7 +195,7 @@ def main():
             timed_child([sys.executable, "-c", slr, "reproduce", "--out", out], "cold slr reproduce")
             timed_child([sys.executable, "-c", slr, "verify", "--out", out], "slr verify, figures cached")
     if args.pytest:
-        timed_child([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], "default pytest")
+        timed_child([sys.executable, "-m", "pytest", "-n", "2", "-q", "-p", "no:cacheprovider"], "default pytest")
 
 
 if __name__ == "__main__":

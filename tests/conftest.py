@@ -1,27 +1,50 @@
 import contextlib
 import dataclasses
 import io
+import os
 
 import mpmath
 import numpy as np
 import pytest
 
 
-# The session's shared quick runs of every figure and claim, and the fixtures that read them.
-_QUICK_RUNS = frozenset({"quick_outputs", "quick_figures", "quick_verification", "quick_claim"})
-
-
 def pytest_configure(config):
-    config.addinivalue_line("markers", "xdist_group(name): tests that pytest-xdist's --dist loadgroup "
-                                       "runs on one worker")
+    workers = os.environ.get("PYTEST_XDIST_WORKER_COUNT")
+    if workers:
+        # A pytest-xdist worker (``python -m pytest -n 2``): no oversubscription, workers x BLAS
+        # threads <= cores (numerics/kernels/blas.py), as for the project's own pool workers.
+        from numerics.kernels import blas_threads_per_worker, limit_blas_threads
+
+        limit_blas_threads(blas_threads_per_worker(int(workers)))
 
 
-def pytest_collection_modifyitems(config, items):
-    """Under pytest-xdist with ``--dist loadgroup``, every test that reads the session's quick runs
-    goes to one worker, so those runs are computed once per test run, not once per worker."""
-    for item in items:
-        if _QUICK_RUNS & set(getattr(item, "fixturenames", ())):
-            item.add_marker(pytest.mark.xdist_group("quick-runs"))
+def _once_per_run(tmp_path_factory, name, compute):
+    """``compute()``, once per test run. Under pytest-xdist the workers share it: the first worker
+    that asks computes it holding an exclusive lock (``flock``) on a file of the run's common
+    temporary folder and leaves the value there (pickled); the others wait for the lock, then load
+    it. The waiting worker is idle, not competing: the quick runs use a pool of 2 workers.
+    (xdist's ``--dist loadgroup`` cannot do this: pytest >= 9.2 ignores its group marks,
+    pytest-xdist issue 1386.) Serially, or without ``fcntl``, it is just ``compute()``."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return compute()
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: each worker computes its own
+        return compute()
+    import pickle
+
+    folder = tmp_path_factory.getbasetemp().parent   # <basetemp>/popen-gwN -> <basetemp>
+    with open(folder / f"{name}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            stored = folder / f"{name}.pickle"
+            if stored.exists():
+                return pickle.loads(stored.read_bytes())
+            value = compute()
+            stored.write_bytes(pickle.dumps(value))   # under the lock: no reader sees it half written
+            return value
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 @pytest.fixture(autouse=True)
@@ -54,6 +77,10 @@ def quick_outputs(tmp_path_factory):
     read by the claims that declare them (as in ``slr reproduce``)."""
     from figures.paths import OutputPaths
 
+    if os.environ.get("PYTEST_XDIST_WORKER"):   # one folder for every worker of the run
+        folder = tmp_path_factory.getbasetemp().parent / "quick-outputs"
+        folder.mkdir(exist_ok=True)
+        return OutputPaths.resolve(folder)
     return OutputPaths.resolve(tmp_path_factory.mktemp("quick-outputs"))
 
 
@@ -73,9 +100,10 @@ class QuickFigures:
 
 
 @pytest.fixture(scope="session")
-def quick_figures(quick_outputs):
+def quick_figures(quick_outputs, tmp_path_factory):
     """Every recipe run once in quick mode (``run_recipes`` on up to 2 workers) into
-    ``quick_outputs``; the tests that only read a recipe's outcome, files or data share it."""
+    ``quick_outputs``, once per test run (also under pytest-xdist); the tests that only read a
+    recipe's outcome, files or data share it."""
     import matplotlib
 
     from figures.registry import discover_recipes
@@ -83,10 +111,14 @@ def quick_figures(quick_outputs):
     from numerics.pool import available_cores
 
     matplotlib.use("Agg")
-    recipes = discover_recipes()
-    outcomes = run_recipes(recipes, paths=quick_outputs, quick=True, echo=lambda *a: None,
-                           jobs=min(2, available_cores()))
-    return QuickFigures(quick_outputs, {r.name: o for r, o in zip(recipes, outcomes)})
+
+    def compute():
+        recipes = discover_recipes()
+        outcomes = run_recipes(recipes, paths=quick_outputs, quick=True, echo=lambda *a: None,
+                               jobs=min(2, available_cores()))
+        return {r.name: o for r, o in zip(recipes, outcomes)}
+
+    return QuickFigures(quick_outputs, _once_per_run(tmp_path_factory, "quick-figures", compute))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -97,25 +129,29 @@ class QuickVerification:
 
 
 @pytest.fixture(scope="session")
-def quick_verification(request, quick_outputs):
-    """``slr verify --quick`` of every claim, run once (after the quick figures, whose cached data
-    the claims that declare them read): its exit status, its standard output and each claim's
-    result."""
+def quick_verification(request, quick_outputs, tmp_path_factory):
+    """``slr verify --quick`` of every claim, run once per test run (after the quick figures, whose
+    cached data the claims that declare them read): its exit status, its standard output and each
+    claim's result."""
     from figures import cli
 
     request.getfixturevalue("quick_figures")
-    captured = {}
-    verify_done = cli._verify_done
 
-    def keep(results, *args, **kwargs):
-        captured.update((r.claim_id, r) for r in results)
-        return verify_done(results, *args, **kwargs)
+    def compute():
+        captured = {}
+        verify_done = cli._verify_done
 
-    out = io.StringIO()
-    with pytest.MonkeyPatch.context() as mp, contextlib.redirect_stdout(out):
-        mp.setattr(cli, "_verify_done", keep)
-        status = cli.main(["verify", "--quick", "--out", str(quick_outputs.out)])
-    return QuickVerification(status, out.getvalue(), captured)
+        def keep(results, *args, **kwargs):
+            captured.update((r.claim_id, r) for r in results)
+            return verify_done(results, *args, **kwargs)
+
+        out = io.StringIO()
+        with pytest.MonkeyPatch.context() as mp, contextlib.redirect_stdout(out):
+            mp.setattr(cli, "_verify_done", keep)
+            status = cli.main(["verify", "--quick", "--out", str(quick_outputs.out)])
+        return status, out.getvalue(), captured
+
+    return QuickVerification(*_once_per_run(tmp_path_factory, "quick-verification", compute))
 
 
 _FULL_VERIFY_TEST = "test_verify.py::test_slr_verify_quick_passes_and_writes_reports"

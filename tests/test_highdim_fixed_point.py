@@ -74,3 +74,50 @@ def test_critical_step_brackets_the_loss_of_stability():
     lo, hi = (aligned_fixed_point(PROBLEM, c=crit.c_crit * (1 + s * 0.03), batch_size=1, start=start)
               for s in (-1, 1))
     assert lo.stable and not hi.stable, (crit, lo.instability, hi.instability)
+
+
+@pytest.mark.slow
+def test_critical_step_scales_with_the_batch_size():
+    """c_crit(B) / B lies in [c_crit(1) / (1 + eps), c_crit(1)] (docs/math/highdim.md#the-largest-step-against-the-batch-size):
+    G depends on (c, B) through c / B except for the fast mode's discrete factor 2 / (2 - alpha |mu_f|) and the
+    population-gradient part of E[N], which raise the noise terms at B = 5 by the relative eps evaluated at the
+    fixed point where stability is lost; more noise lowers c_crit, to first order by at most that fraction.
+    Both ends widened by the bisection's relative accuracy 1e-3 on each c_crit."""
+    from theory.highdim import gradient_moments
+
+    B, tol = 5, 1e-3
+    one = critical_step(PROBLEM, batch_size=1, c_start=0.5, factor=1.5, c_tol=tol)
+    five = critical_step(PROBLEM, batch_size=B, c_start=0.5 * B, factor=1.5, c_tol=tol)
+    end = aligned_fixed_point(PROBLEM, c=five.c_crit, batch_size=B, start=(five.below.kappa, five.below.nu))
+    a = end.fast_contraction
+    m = gradient_moments(PROBLEM, (end.kappa, end.nu, 0.0, 0.0, 0.0), check=False)
+    eps_pg = (B - 1) * max(g @ g / (s - g @ g) for g, s in ((m.grad_k, m.s_kk), (m.grad_v, m.s_vv)))
+    eps = max((2.0 - a / B) / (2.0 - a) - 1.0, eps_pg)
+    ratio = five.c_crit / (B * one.c_crit)
+    assert 1.0 / (1.0 + eps) - 2 * tol <= ratio <= 1.0 + 2 * tol, (one.c_crit, five.c_crit, eps)
+    assert eps < 0.1, eps  # the bound is tight enough to exclude c_crit free of B (ratio 1/B)
+
+
+@pytest.mark.slow
+def test_reduced_sgd_on_both_sides_of_the_critical_step_at_batch_5():
+    """At B = 5 (d = 10^3, lambda = 1/s), 200 reduced SGD runs from the aligned fixed point at c_crit (the
+    branch's end) to flow time 15 (1.5 relaxation times of the slowest mode, rate 0.10): at 0.8 c_crit the mean nu rises above the end's nu* (towards the stable fixed
+    point there), at 1.25 c_crit it falls below it (alignment lost). One-sided z-tests, Bonferroni over the two
+    at family-wise false-failure rate 1e-3."""
+    from numerics import online_sgd_reduced
+    from numerics.montecarlo.statistics import bonferroni_z
+    from theory import Overlaps
+
+    B, n_runs, t_end = 5, 200, 15.0
+    crit = critical_step(PROBLEM, batch_size=B, c_start=2.5, factor=1.5, c_tol=1e-2)
+    end = aligned_fixed_point(PROBLEM, c=crit.c_crit, batch_size=B, start=(crit.below.kappa, crit.below.nu))
+    z = []
+    for side, rng in zip((0.8, 1.25), np.random.default_rng(18).spawn(2)):
+        c = side * crit.c_crit
+        init = Overlaps(**{k: np.full(n_runs, x) for k, x in zip(("kappa", "nu", "theta", "eta", "rho"),
+                                                                 (end.kappa, end.nu, 0.0, 0.0, 0.0))})
+        n = int(round(t_end * D / c))
+        nu = online_sgd_reduced(PROBLEM, init, alpha=c / D, n_steps=n, batch_size=B, rng=rng, log_every=n).nu[-1]
+        z.append((nu.mean() - end.nu) / (nu.std(ddof=1) / np.sqrt(n_runs)))
+    z_crit = bonferroni_z(2e-3, 2)  # one-sided at 1e-3 / 2 each
+    assert z[0] > z_crit and z[1] < -z_crit, (crit.c_crit, end.nu, z)

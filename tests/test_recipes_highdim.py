@@ -71,13 +71,19 @@ def test_fixed_point_branch_and_the_critical_bracket(quick):
     assert np.all((data["branch_kappa"] > 0) & (data["branch_kappa"] < 1) & (data["branch_nu"] < 1))
     lo, hi = data["c_crit_bracket"]
     assert lo == c[stable][-1] and lo < hi
-    final = data["step_final"]
-    assert final.shape == (len(p["step_c"]), 2, 2) and np.all(final[:, 1] > 0)
+    final, runs = data["step_final"], data["step_runs_final"]
+    n_rows = 1 + len(p["step_sides"])
+    assert final.shape == (n_rows, 2, 2) and np.all(final[:, 1] > 0)
+    assert runs.shape == (n_rows, 3, p["step_runs"]) and np.array_equal(final[:, 0], runs[:, :2].mean(axis=2))
+    # the runs: c = step_c_fixed, then step_sides x c_crit; c_crit to crit_tol past the last stable grid point
+    c_crit = float(data["c_crit"])
+    assert np.allclose(data["step_c"], [p["step_c_fixed"]] + [f * c_crit for f in p["step_sides"]], rtol=4 * EPS)
+    assert str(data["c_crit_kind"]) in ("slow mode", "fast mode", "fold") and c_crit > lo
 
 
 def test_full_mode_sizes():
     p, q = highdim_sgd.params(False), highdim_sgd.params(True)
     assert p["path_d"] == [100, 1000, 10_000] and p != q
     assert min(p["escape_d"]) == 1000 and max(p["escape_d"]) == 10_000
-    # SGD on both sides of the branch's end (c_crit = 7.6 at d = 10^3, docs/math/highdim.md#the-largest-step)
-    assert min(p["step_c"]) < 7.6 < max(p["step_c"]) and max(p["branch_c"]) > 7.6
+    # SGD on both sides of c_crit (7.6 at d = 10^3, docs/math/highdim.md#the-largest-step), the grid past it
+    assert min(p["step_sides"]) < 1 < max(p["step_sides"]) and max(p["branch_c"]) > 7.6

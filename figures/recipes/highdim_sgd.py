@@ -14,9 +14,10 @@ docs/math/highdim.md#two-unstable-modes-under-sgd): the quartiles of the times o
 ``t_max`` and the share not aligned by then (mostly the runs that leave the saddle off M and never
 align), the same two statistics for the SGD runs and the predicted draws.
 (d) The aligned fixed point (kappa*, nu*) of the drift of one run against c
-(``numerics.highdim.fixed_point_branch``; setting of the claim ``highdim-largest-step``: d = 10^3,
-lambda = 1/s, B = 1), its stability, the grid interval where it is lost (c_crit), and the final mean
-overlaps of reduced SGD runs from (0.9, 0.9) on M at flow time 40 at c on both sides of it.
+(``numerics.highdim.fixed_point_branch``; d = 10^3, lambda = 1/s, B = 1), its stability, the grid interval
+where it is lost, c_crit (``numerics.highdim.critical_step``), and the final mean overlaps of reduced SGD
+at c = 2 from its fixed point and at 0.8 and 1.25 c_crit from (0.9, 0.9) on M: the data of the claim
+``highdim-largest-step``, which reads them from this figure.
 Randomness: one child of the recipe's Generator per run group (``Generator.spawn``).
 Cost from a cold cache: see COST and benchmarks/RESULTS.md ("figure highdim_sgd").
 """
@@ -30,17 +31,17 @@ TITLE = "Online SGD at step c/d: effective ODE across d, escape time against log
 CAPTION = ("Online SGD at step c/d (exact reduced simulator): (a, b) mean overlaps against the effective ODE "
            "and the population flow at d = 10^2, 10^3, 10^4; (c) first-alignment time against d with the "
            "law of the escape along both unstable modes; (d) the aligned fixed point of one run against c and SGD on both sides of c_crit.")
-COST = 37  # seconds of a full compute, measured (benchmarks/RESULTS.md); orders slr reproduce's work
+COST = 56  # seconds of a full compute, measured at load ~12 (benchmarks/RESULTS.md); orders slr reproduce's work
 SEED = 20250118
 
 # quick: a smoke run (delta = 0.5 shortens the integration of the drift of one run, the law's main cost)
 _SIZES = {True: {"path_d": [100, 1000], "path_runs": 16, "path_t": 0.25, "escape_d": [1000],
-                 "escape_runs": 16, "escape_draws": 500, "delta": 0.5, "t_max": 14.0, "branch_c": [1.0], "step_c": [2.0],
-                 "step_runs": 8, "step_t": 10.0},
+                 "escape_runs": 16, "escape_draws": 500, "delta": 0.5, "t_max": 14.0, "branch_c": [1.0],
+                 "step_runs": 60, "step_t": 25.0},
           False: {"path_d": [100, 1000, 10_000], "path_runs": 64, "path_t": 1.0, "escape_d": [1000, 3162, 10_000],
                   "escape_runs": 24, "escape_draws": 2000, "delta": 0.2, "t_max": 16.0,
                   "branch_c": [0.5, 1.0, 2.0, 3.0, 4.5, 6.0, 7.5, 8.0],
-                  "step_c": [1.0, 2.0, 4.0, 6.0, 9.5], "step_runs": 32, "step_t": 40.0}}
+                  "step_runs": 200, "step_t": 40.0}}
 _Z95 = 1.959963984540054
 
 
@@ -50,7 +51,8 @@ def params(quick: bool) -> dict:
     return {"L": int(PAPER_L), "gamma": float(PAPER_GAMMA), "eps": 0.1, "batch_size": 1,
             "path_c": 0.5, "path_lam_bar": 2.0, "path_start": [0.2, 0.2, 0.0, 0.0, 0.0], "path_log": 20,
             "escape_c": 0.5, "escape_lam_bar": 1.0, "escape_log_dt": 0.05,
-            "step_d": 1000, "step_lam_bar": 1.0, "step_start": [0.9, 0.9], **_SIZES[quick]}
+            "step_d": 1000, "step_lam_bar": 1.0, "step_start": [0.9, 0.9], "step_c_fixed": 2.0,
+            "step_sides": [0.8, 1.25], "crit_c_start": 0.5, "crit_factor": 4.0, "crit_tol": 0.1, **_SIZES[quick]}
 
 
 def _problem(p, d, lam_bar):
@@ -114,37 +116,48 @@ def _escape(p, rngs):
             "escape_measured": np.array(measured), "escape_late": np.array(late), "escape_rate": np.array(rates)}
 
 
-def _step(p, rngs):
+def _sgd_final(problem, p, c, start, rng):
+    """Final (kappa, nu, theta) of step_runs reduced SGD runs at step c/d from ``start`` on M, flow time step_t."""
     from numerics.sgd.reduced import online_sgd_reduced
-    from numerics.highdim import fixed_point_branch
     from theory.parameters import OVERLAP_NAMES, Overlaps
 
-    d, B = p["step_d"], p["batch_size"]
-    problem = _problem(p, d, p["step_lam_bar"])
+    init = Overlaps(**{k: np.full(p["step_runs"], x) for k, x in zip(OVERLAP_NAMES, (*start, 0.0, 0.0, 0.0))})
+    n = int(round(p["step_t"] * p["step_d"] / c))
+    run = online_sgd_reduced(problem, init, alpha=c / p["step_d"], n_steps=n, batch_size=p["batch_size"], rng=rng, log_every=n)
+    return np.stack([run.kappa[-1], run.nu[-1], run.theta[-1]])
+
+
+def _step(p, rngs):
+    """Panel (d) and the claim highdim-largest-step: the branch on the grid branch_c, c_crit (critical_step to
+    crit_tol), the fixed points at step_c_fixed and at c_crit (the branch's end), and reduced SGD at step_c_fixed
+    from its fixed point and at step_sides x c_crit from step_start."""
+    from numerics.highdim import aligned_fixed_point, critical_step, fixed_point_branch
+
+    B = p["batch_size"]
+    problem = _problem(p, p["step_d"], p["step_lam_bar"])
     branch = fixed_point_branch(problem, p["branch_c"], batch_size=B)
-    out = {"branch_c": np.array([f.c for f in branch]), "branch_kappa": np.array([f.kappa for f in branch]),
-           "branch_nu": np.array([f.nu for f in branch]),
-           "branch_stable": np.array([f.stable for f in branch]),
-           "branch_instability": np.array([f.instability for f in branch])}
+    out = {f"branch_{k}": np.array([getattr(f, k) for f in branch]) for k in ("c", "kappa", "nu", "stable", "instability")}
     # c_crit lies between the last stable point and the next grid c (unstable, or where the branch is lost)
     stable = out["branch_stable"]
     last = int(np.flatnonzero(stable)[-1]) if stable.any() else -1
     upper = p["branch_c"][last + 1] if last + 1 < len(p["branch_c"]) else np.inf
     out["c_crit_bracket"] = np.array([p["branch_c"][last] if last >= 0 else 0.0, upper])
-    start = (*p["step_start"], 0.0, 0.0, 0.0)
-    final = []
-    for c, rng in zip(p["step_c"], rngs):
-        init = Overlaps(**{k: np.full(p["step_runs"], x) for k, x in zip(OVERLAP_NAMES, start)})
-        n = int(round(p["step_t"] * d / c))
-        run = online_sgd_reduced(problem, init, alpha=c / d, n_steps=n, batch_size=B, rng=rng, log_every=n)
-        x = np.stack([run.kappa[-1], run.nu[-1]])
-        final.append(np.stack([x.mean(axis=1), x.std(axis=1, ddof=1) / np.sqrt(x.shape[1])]))
-    out["step_final"] = np.array(final)  # (n_c, mean / stderr, kappa / nu)
+    crit = critical_step(problem, batch_size=B, c_start=p["crit_c_start"], factor=p["crit_factor"], c_tol=p["crit_tol"])
+    fixed = fixed_point_branch(problem, [p["step_c_fixed"]], batch_size=B)[0]
+    end = aligned_fixed_point(problem, c=crit.c_crit, batch_size=B, start=(crit.below.kappa, crit.below.nu))
+    out.update({"c_crit": np.array(crit.c_crit), "c_crit_kind": np.array(crit.kind),
+                "fixed_point": np.array([fixed.kappa, fixed.nu, fixed.s2_theta_variance]),
+                "crit_end": np.array([end.kappa, end.nu])})
+    runs = [(p["step_c_fixed"], (fixed.kappa, fixed.nu))] + [(f * crit.c_crit, p["step_start"]) for f in p["step_sides"]]
+    finals = [_sgd_final(problem, p, c, start, rng) for (c, start), rng in zip(runs, rngs)]
+    out["step_c"], out["step_runs_final"] = np.array([c for c, _ in runs]), np.array(finals)  # (3, kappa/nu/theta, runs)
+    x = out["step_runs_final"][:, :2]
+    out["step_final"] = np.stack([x.mean(axis=2), x.std(axis=2, ddof=1) / np.sqrt(x.shape[2])], axis=1)
     return out
 
 
 def compute(p: dict, rng: np.random.Generator, progress) -> dict:
-    n = len(p["path_d"]) + len(p["escape_d"]) + len(p["step_c"])
+    n = len(p["path_d"]) + len(p["escape_d"]) + 1 + len(p["step_sides"])
     streams = rng.spawn(n)
     a, b = len(p["path_d"]), len(p["path_d"]) + len(p["escape_d"])
     out = {}
@@ -217,8 +230,12 @@ def plot(data: dict, p: dict):
         ax_c.plot(c[~s], y[~s], "o", ms=3, mfc="white", color=color)
     f = data["step_final"]
     for j, color in ((0, PALETTE["monte_carlo"]), (1, PALETTE["orange"])):
-        ax_c.errorbar(p["step_c"], f[:, 0, j], yerr=_Z95 * f[:, 1, j], fmt="s", ms=3, color=color, capsize=2,
-                      label=f"(d) SGD {'κν'[j]} at τ = {p['step_t']:g} from (0.9, 0.9), mean ± 1.96 s.e.")
+        ax_c.errorbar(data["step_c"], f[:, 0, j], yerr=_Z95 * f[:, 1, j], fmt="s", ms=3, color=color, capsize=2,
+                      label=f"(d) SGD {'κν'[j]} at τ = {p['step_t']:g}, mean ± 1.96 s.e." + ("" if j else (
+                          f"\n    c = {p['step_c_fixed']:g} from its fixed point, "
+                          + ", ".join(f"{x:g}" for x in p["step_sides"]) + " c_crit from (0.9, 0.9)")))
+    ax_c.axvline(float(data["c_crit"]), color=PALETTE["muted"], lw=0.8, ls="--",
+                 label=f"(d) c_crit = {float(data['c_crit']):.2f} (critical_step, to {p['crit_tol']:.0%})")
     lo, hi = data["c_crit_bracket"]
     if np.isfinite(hi):
         ax_c.axvspan(lo, hi, color=PALETTE["muted"], alpha=0.3, lw=0, label="(d) c_crit lies in this grid interval")

@@ -27,7 +27,11 @@ DEFAULT_PREDICTIONS = PREDICTIONS[:3]
 class SGDComparison:
     """``t`` (n_t,) logged flow times; ``sgd_mean``, ``sgd_stderr`` (5, n_t) over ``n_runs`` runs;
     ``predictions``: name -> (5, n_t); ``sup_error``: name -> max over times of |mean - prediction|
-    for kappa and nu (components as ``OVERLAP_NAMES``)."""
+    for kappa and nu (components as ``OVERLAP_NAMES``). One run's fluctuations: ``sgd_sd`` (5, n_t) the
+    run-to-run standard deviation, ``sgd_sd_stderr`` its standard error (delta method on the sample
+    variance, var(s^2) = (m4 - s^4) / n, se(s) = se(s^2) / (2 s)); ``covariances``: for each closure
+    prediction, its covariance Sigma (5, 5, n_t) of one run's overlaps
+    (docs/math/highdim.md#one-runs-fluctuations)."""
 
     t: np.ndarray
     sgd_mean: np.ndarray
@@ -35,6 +39,9 @@ class SGDComparison:
     predictions: dict
     sup_error: dict
     n_runs: int
+    sgd_sd: np.ndarray = None
+    sgd_sd_stderr: np.ndarray = None
+    covariances: dict = dataclasses.field(default_factory=dict)
 
     def sup_per_overlap(self, name: str):
         """(sup (5,), stderr (5,), t (5,)): per overlap, the largest |mean SGD - prediction ``name``|
@@ -80,21 +87,25 @@ def compare_with_sgd(problem, start, *, c, batch_size, t_end, n_runs, rng, n_log
                              log_every=max(n // n_log, 1))
     t = run.time
     shim = _flow_time_problem(problem, alpha)
-    routes = {
-        "population": lambda: overlap_flow(shim, Overlaps(**dict(zip(OVERLAP_NAMES, start))), t_end=t[-1],
-                                           t_eval=t, ode=OdeOptions(rtol=1e-8, atol=1e-10)).y,
-        "effective": lambda: effective_flow(shim, start, c=c, batch_size=batch_size, t_end=t[-1], t_eval=t,
-                                             ode=ode).y,
-        "closure": lambda: moment_closure_flow(shim, start, c=c, batch_size=batch_size, t_end=t[-1],
-                                               t_eval=t).mean,
-        "continuous_closure": lambda: moment_closure_flow(shim, start, c=c, batch_size=batch_size, t_end=t[-1],
-                                                          t_eval=t, discrete_time=False).mean,
-        "averaged_closure": lambda: moment_closure_flow(shim, start, c=c, batch_size=batch_size, t_end=t[-1],
-                                                        t_eval=t, average_fast=True).mean}
-    preds = {name: routes[name]() for name in PREDICTIONS if name in predictions}
+    closure = {"closure": {}, "continuous_closure": {"discrete_time": False},
+               "averaged_closure": {"average_fast": True}}
+    preds, covs = {}, {}
+    for name in (k for k in PREDICTIONS if k in predictions):
+        if name == "population":
+            preds[name] = overlap_flow(shim, Overlaps(**dict(zip(OVERLAP_NAMES, start))), t_end=t[-1], t_eval=t,
+                                       ode=OdeOptions(rtol=1e-8, atol=1e-10)).y
+        elif name == "effective":
+            preds[name] = effective_flow(shim, start, c=c, batch_size=batch_size, t_end=t[-1], t_eval=t, ode=ode).y
+        else:
+            out = moment_closure_flow(shim, start, c=c, batch_size=batch_size, t_end=t[-1], t_eval=t,
+                                      **closure[name])
+            preds[name], covs[name] = out.mean, out.cov
     x = np.stack([getattr(run, k) for k in OVERLAP_NAMES])  # (5, n_t, n_runs)
     if up_to_sign:
         x[:4] *= np.where(x[0] + x[1] < 0, -1.0, 1.0)
-    mean, se = x.mean(axis=2), x.std(axis=2, ddof=1) / np.sqrt(n_runs)
+    mean, sd = x.mean(axis=2), x.std(axis=2, ddof=1)
+    m4 = np.mean((x - mean[:, :, None]) ** 4, axis=2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sd_se = np.sqrt(np.maximum(m4 - sd ** 4, 0.0) / n_runs) / (2.0 * sd)
     sup = {k: float(np.max(np.abs(mean[:2] - y[:2]))) for k, y in preds.items()}
-    return SGDComparison(t, mean, se, preds, sup, n_runs)
+    return SGDComparison(t, mean, sd / np.sqrt(n_runs), preds, sup, n_runs, sd, sd_se, covs)
