@@ -19,21 +19,27 @@ _POWER = 0.99      # the population flow alone (alpha D omitted) must be rejecte
 _CASES = [(dict(d=10_000, lam=2.0 / np.sqrt(5_000.0)), (0.2, 0.2, 0.0, 0.0, 0.0), 0.5, 1),
           (dict(d=10_000, lam=1.0 / np.sqrt(5_000.0)), (0.5, 0.6, 0.0, 0.0, 0.0), 1.0, 1),
           (dict(d=400, lam=0.5), (0.5, 0.6, 0.0, 0.0, 0.0), 0.05, 1)]
-_RUNS = {True: 100_000, False: 400_000}
+# Single steps per case. Quick mode: 100,000 each. Full mode, sized from a pilot (400,000 steps per
+# case, seed 0: the correction alpha D was 22.0, 214 and 75.7 standard errors, its larger component per
+# case): a correction off by half (the claim's failing test) must be detected with power 0.99,
+# D / 2 >= (z_crit + z_0.99) s.e. = 6.09 s.e., with 10% to spare: n >= 400,000 (2 x 1.1 x 6.09 / that)^2
+# = 149,000, 1,600, 12,500; at least 20,000 (the mean of one-step increments, products of Gaussians,
+# close to normal), so 150,000, 20,000, 20,000.
+_RUNS = {True: (100_000,) * 3, False: (150_000, 20_000, 20_000)}
 _COMPONENTS = (0, 1)  # kappa, nu: where D is not zero on M
 
 
 def one_step_cases(n_runs, rng):
-    """For each case: (z of the effective drift, z of the population flow alone, alpha |D| / stderr)
-    for kappa and nu."""
+    """For each case (``n_runs``: single steps per case): (z of the effective drift, z of the population
+    flow alone, alpha |D| / stderr) for kappa and nu."""
     from numerics.highdim import one_step_increment_mc
     from theory import PAPER_GAMMA, PAPER_L, Problem
     from theory.highdim import effective_drift
 
     out = []
-    for (fields, state, c, B), child in zip(_CASES, rng.spawn(len(_CASES))):
+    for (fields, state, c, B), n, child in zip(_CASES, n_runs, rng.spawn(len(_CASES))):
         problem = Problem(L=PAPER_L, gamma=PAPER_GAMMA, eps=0.1, **fields)
-        est = one_step_increment_mc(problem, state, c=c, batch_size=B, n_runs=n_runs, rng=child)
+        est = one_step_increment_mc(problem, state, c=c, batch_size=B, n_runs=n, rng=child)
         eff = effective_drift(problem, state, alpha=c / problem.d, batch_size=B)
         pop = effective_drift(problem, state, alpha=0.0, batch_size=B)
         for i in _COMPONENTS:
@@ -53,9 +59,9 @@ def highdim_one_step_drift(quick: bool, rng) -> Check:
     # power per case: its larger correction (kappa or nu) must be detectable
     weakest = min(max(rows[i][2], rows[i + 1][2]) for i in range(0, m, len(_COMPONENTS)))
     return z_family_check(
-        method=f"numerics.highdim.one_step_increment_mc: {_RUNS[quick]:,} single steps of the exact reduced "
-               "SGD step from a fixed state (d = 10^4 with lambda = 2/s, c = 0.5 and lambda = 1/s, c = 1; d = 400 "
-               "with lambda = 0.5, c = 0.05; B = 1), (x_1 - x_0)/alpha for kappa and nu against "
+        method=f"numerics.highdim.one_step_increment_mc: {', '.join(f'{n:,}' for n in _RUNS[quick])} single steps "
+               "of the exact reduced SGD step from a fixed state (d = 10^4 with lambda = 2/s, c = 0.5 and lambda = 1/s, "
+               "c = 1; d = 400 with lambda = 0.5, c = 0.05; B = 1), (x_1 - x_0)/alpha for kappa and nu against "
                "theory.highdim.effective_drift",
         z_scores=[r[0] for r in rows], z_crit=z_crit,
         measured_text=(f"omitting the correction gives |z| >= "
