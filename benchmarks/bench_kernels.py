@@ -147,8 +147,8 @@ def sgd_profile(repeat):
     called directly on one run's token generator, 20,000 steps); the 4 B L = 200 token normals per
     step drawn by NumPy in blocks of steps (the reference route) and by numba inside a compiled loop
     (the kernel route, same numbers); the targets' noise and the Bartlett variables drawn by NumPy
-    (as ``numerics.sgd.reduced`` draws them, B + 3 numbers per step); erf (the kernels' erf_poly, libm's) and exp(-x^2) per
-    value. The step's other arithmetic (projections, sums, the 6-dim step) is the remainder."""
+    (as ``numerics.sgd.reduced`` draws them, B + 3 numbers per step); erf (the kernels' erf_poly, libm's)
+    and exp(-x^2) per value. The step's other arithmetic (projections, sums, the 6-dim step) is the remainder."""
     import math
 
     import numba
