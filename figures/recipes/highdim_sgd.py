@@ -143,8 +143,7 @@ def _step(p, rngs):
     upper = p["branch_c"][last + 1] if last + 1 < len(p["branch_c"]) else np.inf
     out["c_crit_bracket"] = np.array([p["branch_c"][last] if last >= 0 else 0.0, upper])
     crit = critical_step(problem, batch_size=B, c_start=p["crit_c_start"], factor=p["crit_factor"], c_tol=p["crit_tol"])
-    # the fixed point at step_c_fixed: the branch's own when the grid has that c (it does), else solved alone
-    on_grid = [f for f in branch if f.c == p["step_c_fixed"]]
+    on_grid = [f for f in branch if f.c == p["step_c_fixed"]]  # the fixed point at step_c_fixed: the branch's if on it
     fixed = on_grid[0] if on_grid else fixed_point_branch(problem, [p["step_c_fixed"]], batch_size=B)[0]
     end = aligned_fixed_point(problem, c=crit.c_crit, batch_size=B, start=(crit.below.kappa, crit.below.nu))
     out.update({"c_crit": np.array(crit.c_crit), "c_crit_kind": np.array(crit.kind),
@@ -159,8 +158,7 @@ def _step(p, rngs):
 
 
 def compute(p: dict, rng: np.random.Generator, progress) -> dict:
-    n = len(p["path_d"]) + len(p["escape_d"]) + 1 + len(p["step_sides"])
-    streams = rng.spawn(n)
+    streams = rng.spawn(len(p["path_d"]) + len(p["escape_d"]) + 1 + len(p["step_sides"]))
     a, b = len(p["path_d"]), len(p["path_d"]) + len(p["escape_d"])
     out = {}
     with progress(total=3, desc="SGD at step c/d") as bar:
