@@ -25,7 +25,9 @@ def _recipe(name, calls, fail=False):
         from matplotlib.figure import Figure
 
         fig = Figure(figsize=(2, 2))
-        fig.subplots().plot(data["y"])
+        ax = fig.subplots()
+        ax.plot(data["y"])
+        ax.set_axis_off()   # no text, so no font to subset in the PDF (~0.2-0.5 s CPU a save)
         return fig
 
     return Recipe(name=name, title=name, seed=1, params=lambda quick: {"n": 3 if quick else 30},
