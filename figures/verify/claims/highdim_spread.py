@@ -14,10 +14,11 @@ from ..framework import Check, claim
 ORDER = 96
 _FAMILY = 1e-3
 _POWER = 0.99
-# the stated accuracy of the prediction: the closure's error is one order further in 1/d only for the mean;
-# its spread keeps a relative error measured at 3-6% at d = 10^3 (c = 1, 3,000 runs,
-# docs/math/highdim.md#the-covariance-with-the-jacobian-of-the-mean-drift), so the claim is "within 10%"
-_REL = 0.10
+# the stated accuracy of the prediction: its spread keeps a relative error of order c that does not vanish
+# with d (the fast variance's dependence on the slow state, left out), measured 3-6% at c = 1 and up to 13%
+# (nu, c = 4) over d = 10^3-10^5 (docs/math/highdim.md#the-covariance-with-the-jacobian-of-the-mean-drift),
+# so the claim is "within 15%"
+_REL = 0.15
 _SETTING = dict(d=1_000, lam_bar=2.0, c=1.0, batch_size=1, start=(0.2, 0.2, 0.0, 0.0, 0.0), t_end=1.0)
 _RUNS = {True: 400, False: 1500}
 
@@ -59,7 +60,7 @@ def excess_z(sd, se, predicted):
 @claim("highdim-one-run-spread",
        "One run's spread under online SGD at step c/d: the moment closure whose covariance equation has the "
        "Jacobian of the mean's whole drift (F + alpha D + the fluctuation term) predicts the run-to-run standard "
-       "deviation of kappa and nu to within 10%; with the Jacobian of F alone it overestimates it by 30-50%")
+       "deviation of kappa and nu to within 15%; with the Jacobian of F alone it overestimates it by 30-55%")
 def highdim_one_run_spread(quick: bool, rng) -> Check:
     sd, se, new, old = spread_against_sgd(_RUNS[quick], rng)
     z, z_old = excess_z(sd, se, new), excess_z(sd, se, old)
