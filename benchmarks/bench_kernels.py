@@ -14,8 +14,9 @@ end-to-end times, side by side in one run, each with the machine's load.
   then ``slr verify`` in the same folder (figures cached: the claims that read a figure's data
   load it);
 - ``--pytest``: the README's test command ``python -m pytest -n 2``: wall and CPU time;
-- ``--sgd-profile``: where a reduced-SGD run-step goes (the token normals drawn by NumPy per block
-  size and by numba in the compiled loop; erf per value) and the cost of many short runs (the
+- ``--sgd-profile``: where a reduced-SGD run-step goes (the compiled step itself; the token normals
+  drawn by NumPy per block size and by numba in the compiled loop; the NumPy-drawn noise; erf and
+  exp per value) and the cost of many short runs (the
   sgd_vs_flow figure's 2048 runs of 125 steps, where the per-run costs dominate).
 Costs are process CPU time per run-step (best of ``--repeat``), after one warm-up call (which
 loads or compiles the kernels). On a shared machine CPU time is inflated by contention for the
@@ -112,10 +113,42 @@ def per_step_table(repeat, quick):
           f"{kw['numpy']:.0f} ns ({kw['numpy'] / kw['kernel']:.1f}x) [{before} -> {load()}]", flush=True)
 
 
+def sgd_step_cost(repeat, steps):
+    """The compiled reduced-SGD step called directly on one run (paper settings, both members), and the
+    NumPy draws of its targets' noise and Bartlett variables (as ``numerics.sgd.reduced`` draws them)."""
+    import math
+
+    from numerics.kernels.erf_poly import erf_table
+    from numerics.kernels.sgd_step import ERF, SOFTMAX, sgd_reduced_kernel
+    from numerics.sgd.trajectory import child_streams
+
+    streams = child_streams(np.random.default_rng(0), 4)
+
+    def draw_noise():  # eps xi, sqrt(chi2(d - 4)), n21, sqrt(chi2(d - 5)) of each step, d = 80, B = 5
+        extra = streams[1].standard_normal((steps, 6))
+        return (0.1 * extra[:, :5], np.sqrt(streams[2].chisquare(76, steps)), extra[:, 5],
+                np.sqrt(streams[3].chisquare(75, steps)))
+
+    noise, a11, n21, a22 = draw_noise()
+    KV = np.array([[0.6, 0.0, 0.8, 0.0], [0.36, 0.48, 0.6, 0.52]])
+    scale2, lam, rows, table = np.ones(50), np.linspace(2.0, 1.8, steps), np.full(steps, -1), erf_table()
+    scale2[::10] = 0.5
+    for code, name in ((ERF, "erf"), (SOFTMAX, "softmax")):
+        us = cpu_per_unit(lambda: sgd_reduced_kernel(KV.copy(), streams[0], math.sqrt(0.5), math.sqrt(40.0), noise,
+                                                     -1e-3 * a11, -1e-3 * n21, -1e-3 * a22, lam, 1e-3, 0.4, 10,
+                                                     scale2, rows, np.empty((0, 2, 4)), code, table), steps, repeat)
+        print(f"- the compiled step ({name} member), tokens drawn in it: {us:.2f} us")
+    us = cpu_per_unit(draw_noise, steps, repeat)
+    print(f"- NumPy draws the targets' noise and the Bartlett variables (B + 3 = 8 numbers): {us:.2f} us")
+
+
 def sgd_profile(repeat):
-    """Where a reduced-SGD run-step goes (paper settings, one run): the 4 B L = 200 token normals
-    per step drawn by NumPy in blocks of steps (the reference route) and by numba inside a compiled
-    loop (the kernel route, same numbers), and erf per value (the kernels' erf_poly, libm's)."""
+    """Where a reduced-SGD run-step goes (paper settings, one run): the whole compiled step (the kernel
+    called directly on one run's token generator, 20,000 steps); the 4 B L = 200 token normals per
+    step drawn by NumPy in blocks of steps (the reference route) and by numba inside a compiled loop
+    (the kernel route, same numbers); the targets' noise and the Bartlett variables drawn by NumPy
+    (as ``numerics.sgd.reduced`` draws them, B + 3 numbers per step); erf (the kernels' erf_poly, libm's)
+    and exp(-x^2) per value. The step's other arithmetic (projections, sums, the 6-dim step) is the remainder."""
     import math
 
     import numba
@@ -132,8 +165,14 @@ def sgd_profile(repeat):
         for i in range(xs.size):
             out[i] = erf_poly(xs[i], table) if poly else math.erf(xs[i])
 
-    gen, steps = np.random.Generator(np.random.SFC64(0)), 20_000
+    @numba.njit
+    def exp_loop(xs, out):
+        for i in range(xs.size):
+            out[i] = math.exp(-(xs[i] * xs[i]))
+
+    gen, steps, table = np.random.Generator(np.random.SFC64(0)), 20_000, erf_table()
     print(f"Reduced SGD, paper settings, per run-step (best of {repeat}) [{load()}]:")
+    sgd_step_cost(repeat, steps)
     for floats in (2**13, 2**17, 2**21):
         n = floats // 208  # 4 B L + B + 3 = 208 numbers per step
         out = np.empty((n, 4, 50))
@@ -141,10 +180,12 @@ def sgd_profile(repeat):
         print(f"- NumPy draws the 200 token normals, blocks of {floats} floats ({n} steps): {us:.2f} us")
     out = np.empty((steps, 4, 50))
     print(f"- numba draws them in the compiled loop: {cpu_per_unit(lambda: draw_in_kernel(gen, out), steps, repeat):.2f} us")
-    xs, res, table = np.random.default_rng(0).standard_normal(10**6) * 2.0, np.empty(10**6), erf_table()
+    xs, res = np.random.default_rng(0).standard_normal(10**6) * 2.0, np.empty(10**6)
     for poly, name in ((True, "erf_poly"), (False, "libm erf")):
         ns = cpu_per_unit(lambda: erf_loop(xs, res, table, poly), xs.size, repeat) * 1e3
         print(f"- {name}: {ns:.1f} ns per value, x ~ N(0, 4) ({50 * ns / 1e3:.2f} us for the step's 50 gates)")
+    ns = cpu_per_unit(lambda: exp_loop(xs, res), xs.size, repeat) * 1e3
+    print(f"- libm exp(-x^2): {ns:.1f} ns per value ({50 * ns / 1e3:.2f} us for the step's 50 gate derivatives)")
     print(f"  [{load()}]", flush=True)
 
 

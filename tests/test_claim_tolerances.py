@@ -183,6 +183,7 @@ RECOMPUTE = {
     "highdim-escape-time": _z_test,
     "highdim-sgd-escape": _z_test,
     "highdim-one-run-spread": _z_test,
+    "highdim-escape-sphere": _z_test,
     "highdim-paper-sgd": _student_family,
     # two-sided z-tests of the fixed point plus the two one-sided side tests, one Bonferroni family
     "highdim-largest-step": lambda r: (bonferroni_z(len(r.details["z_scores"]) + 2), None),

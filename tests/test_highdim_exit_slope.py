@@ -48,8 +48,10 @@ def test_bad_input_raises(kwargs, name):
         linear_exit_time(_problem(100), c=C, exit_radius=-1.0)
     with pytest.raises(ValueError, match="times"):
         median_standard_error([1.0, np.inf, np.inf], np.random.default_rng(0))
-    with pytest.raises(ValueError, match="stderr"):
+    with pytest.raises(ValueError, match="d="):
         log_d_slope([10.0, 10.0], [1.0, 2.0], [0.1, 0.1])
+    with pytest.raises(ValueError, match="stderr"):
+        log_d_slope([10.0, 100.0], [1.0, 2.0], [0.1, 0.0])
 
 
 # The known finite-d bias of SGD against the window SDE: SGD leaves later by a gap that the window's

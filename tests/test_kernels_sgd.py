@@ -106,29 +106,45 @@ def test_nonlinearity_members_on_the_kernel(sigma):
         assert max(diffs.values()) <= tol, (diffs, tol)
 
 
+@pytest.mark.parametrize("member", ["erf", "softmax"])
 @pytest.mark.parametrize("d, B, L", [(80, 5, 10), (4, 3, 4)])
-def test_kernel_draws_the_reference_tokens_bit_for_bit(d, B, L):
-    """The kernel's own token draws (numba's standard_normal on the run's Generator) are the
-    reference's ``_draw_chunk`` tokens and targets, bit for bit, and leave the generator in the
-    same state: the same seed means the same numbers on both routes, over several blocks."""
+def test_kernel_draws_the_reference_tokens_bit_for_bit(d, B, L, member):
+    """The kernel's own token draws (numba's standard_normal on the run's Generator, ``_draw_step``)
+    are the reference's ``_draw_chunk`` tokens and targets, bit for bit, and leave the generator in
+    the same state: the same seed means the same numbers on both routes, over several blocks. The
+    projections and, for erf, the gate and exp(-(lambda p)^2) that ``_draw_step`` computes as each
+    token is completed are the reference's formulas: erf within 4 eps relative of SciPy's (each within
+    2 eps of the exact value, docs/math/kernels.md#erf-by-piecewise-polynomials), exp within 2 eps
+    (two correctly rounded-to-1-ulp exps), p and q within 4 ulps of their terms' size (sums of 4)."""
     from numba import njit
+    from scipy.special import erf
 
     import numerics.sgd.reduced as sr
     from numerics.kernels import sgd_step as ks
+    from numerics.kernels.erf_poly import erf_table
 
     @njit
-    def kernel_draws(gen, gamma, mean, L, noise, X, Y):
+    def kernel_draws(gen, gamma, mean, L, noise, KV, lam, code, table, X, Y, PQ, CE):
         for j in range(X.shape[0]):
-            ks._draw_tokens(gen, gamma, mean, L, X[j], noise[j], Y[j])
+            ks._draw_step(gen, gamma, mean, L, noise[j], KV, lam, code, table, X[j], Y[j], PQ[j], CE[j])
 
-    gamma, eps, n = np.sqrt(0.5), 0.1, 300
+    gamma, eps, n, lam = np.sqrt(0.5), 0.1, 300, 1.3
+    code = {"erf": ks.ERF, "softmax": ks.SOFTMAX}[member]
+    KV = np.array([[0.6, 0.0, 0.8, 0.0], [0.36, 0.48, 0.6, 0.52]])
     streams = lambda: sr.child_streams(np.random.default_rng(d), 5)[:4]
     ref, ker = streams(), streams()
     for _ in range(2):  # two blocks: the state carries over
         X, Y, *_ = sr._draw_chunk([ref], n, d, B, L, gamma, eps)
         noise = sr._draw_noise([ker], n, d, B, eps)[0][0]
-        Xk, Yk = np.empty((n, 4, B * L)), np.empty((n, B))
-        kernel_draws(ker[0], gamma, float(np.sqrt(d / 2.0)), L, noise, Xk, Yk)
+        Xk, Yk, PQ, CE = np.empty((n, 4, B * L)), np.empty((n, B)), np.empty((n, 2, B * L)), np.empty((n, 2, B * L))
+        kernel_draws(ker[0], gamma, float(np.sqrt(d / 2.0)), L, noise, KV, lam, code, erf_table(), Xk, Yk, PQ, CE)
         np.testing.assert_array_equal(Xk, X[0])
         np.testing.assert_array_equal(Yk, Y[0])
+        pq = np.einsum("ac,jci->jai", KV, X[0])  # sums of 4 products: within 4 ulps of their terms' size
+        scale = np.einsum("ac,jci->jai", np.abs(KV), np.abs(X[0]))
+        assert np.all(np.abs(PQ - pq) <= 4 * EPS * scale)
+        if member == "erf":
+            lp = lam * PQ[:, 0]
+            np.testing.assert_allclose(CE[:, 1], erf(lp), rtol=4 * EPS, atol=0)  # each erf within 2 eps
+            np.testing.assert_allclose(CE[:, 0], np.exp(-(lp * lp)), rtol=2 * EPS, atol=0)  # two exps, <= 1 ulp each
     assert str(ker[0].bit_generator.state) == str(ref[0].bit_generator.state)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from numerics.montecarlo import log_slope_fit, power_law_fit
+from numerics.montecarlo import log_slope_fit, power_law_fit, weighted_slope
 
 X = np.array([300.0, 1000.0, 3000.0, 10_000.0])
 
@@ -54,6 +54,23 @@ def test_log_slope_of_an_exact_power():
     # se(log y) = 0.01 / 0.7 at every point: the slope's standard error of ordinary least squares
     lx = np.log(X)
     assert qse == pytest.approx(0.01 / 0.7 / np.sqrt(np.sum((lx - lx.mean()) ** 2)), rel=1e-10)
+
+
+def test_weighted_slope_is_the_normal_equations_solution():
+    """Against an independent route: numpy's weighted polyfit (weights 1 / se on the residuals) and the
+    inverse of the normal matrix for the slope's variance; equal to round-off (~1e-12 relative)."""
+    rng = np.random.default_rng(3)
+    x, se = rng.uniform(0.0, 5.0, 7), rng.uniform(0.1, 1.0, 7)
+    y = 1.0 - 0.4 * x + se * rng.standard_normal(7)
+    b, b_se = weighted_slope(x, y, se)
+    A = np.column_stack([np.ones_like(x), x])
+    cov = np.linalg.inv(A.T @ (A / se[:, None] ** 2))
+    assert b == pytest.approx(np.polyfit(x, y, 1, w=1.0 / se)[0], rel=1e-12)
+    assert b_se == pytest.approx(np.sqrt(cov[1, 1]), rel=1e-12)
+    with pytest.raises(ValueError, match="distinct x"):
+        weighted_slope([1.0, 1.0], [1.0, 2.0], [0.1, 0.1])
+    with pytest.raises(ValueError, match="shapes"):
+        weighted_slope([1.0, 2.0], [1.0, 2.0, 3.0], [0.1, 0.1])
 
 
 @pytest.mark.parametrize("kwargs", [dict(x=X[:2], e=np.ones((2, 1)), se=np.ones((2, 1))),

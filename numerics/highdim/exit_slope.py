@@ -18,6 +18,7 @@ import numpy as np
 from scipy.stats import halfnorm
 
 from ..dynamics.initial import sample_initial_overlaps
+from ..montecarlo.rate_fits import weighted_slope
 from .effective_flow import check_highdim_settings
 from .escape import saddle_escape
 
@@ -76,13 +77,11 @@ def median_standard_error(times, rng, n_boot=2000) -> float:
 
 
 def log_d_slope(d, medians, stderr):
-    """(slope, its standard error): weighted least squares of ``medians`` on a + b log d (weights
-    1 / stderr^2); b is the linear combination w . medians, so its standard error is |w stderr|
-    (the medians at different d are independent)."""
-    x, m, se = (np.asarray(v, dtype=float) for v in (np.log(d), medians, stderr))
-    if not (x.shape == m.shape == se.shape and x.size >= 2 and np.all(se > 0) and np.ptp(x) > 0):
-        raise ValueError(f"d={d!r}, medians, stderr: need >= 2 distinct d, equal lengths, stderr > 0")
-    wt = 1.0 / se**2
-    xc = x - np.sum(wt * x) / np.sum(wt)
-    w = wt * xc / np.sum(wt * xc**2)
-    return float(w @ m), float(np.sqrt(np.sum((w * se) ** 2)))
+    """(slope, its standard error): weighted least squares of ``medians`` on a + b log d, weights
+    1 / stderr^2 (the medians at different d are independent); ``numerics.montecarlo.weighted_slope``."""
+    d, stderr = np.asarray(d, dtype=float), np.asarray(stderr, dtype=float)
+    if not (np.all(d > 0) and np.unique(d).size >= 2):
+        raise ValueError(f"d={d!r} is not allowed: need d > 0 and at least two distinct values")
+    if not np.all(stderr > 0):
+        raise ValueError(f"stderr={stderr!r} is not allowed: need every standard error > 0")
+    return weighted_slope(np.log(d), medians, stderr)

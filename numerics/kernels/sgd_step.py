@@ -32,14 +32,6 @@ ERF, SOFTMAX = 0, 1  # the members the kernel computes (``member`` argument)
 
 
 @jit
-def _projections(KV, x, PQ):
-    """PQ = KV x (2, BL)."""
-    for i in range(x.shape[1]):
-        PQ[0, i] = KV[0, 0] * x[0, i] + KV[0, 1] * x[1, i] + KV[0, 2] * x[2, i] + KV[0, 3] * x[3, i]
-        PQ[1, i] = KV[1, 0] * x[0, i] + KV[1, 1] * x[1, i] + KV[1, 2] * x[2, i] + KV[1, 3] * x[3, i]
-
-
-@jit
 def _softmax_coefficients(PQ, y, lam, two_over_b, L, CE):
     """Softmax member (``theory.nonlinearity``): w = softmax(lambda p) over each sequence's L tokens
     (shifted by its maximum), T = sum w q, c = r lambda w (q - T), e = r w, r = (2/B)(T - y)."""
@@ -64,27 +56,16 @@ def _softmax_coefficients(PQ, y, lam, two_over_b, L, CE):
 
 
 @jit
-def _coefficients(KV, x, y, lam, two_over_b, L, PQ, CE, r, member, table):
-    """PQ = KV x (2, BL), the coefficients CE (2, BL) of g_k, g_v; r (B,) is work space; table:
-    ``erf_poly``'s coefficients."""
-    _projections(KV, x, PQ)
-    if member == SOFTMAX:
-        _softmax_coefficients(PQ, y, lam, two_over_b, L, CE)
-        return
-    BL = x.shape[1]
-    B = BL // L
-    for b in range(B):
+def _erf_coefficients(PQ, y, lam, two_over_b, L, CE):
+    """erf member (the paper's gate): with g = erf(lambda p) and r = (2/B)(sum g q - y) per sequence,
+    c = r lambda erf'(lambda p) q, e = r g (erf' = (2/sqrt(pi)) exp(-x^2)); on entry CE[1] = g and
+    CE[0] = exp(-(lambda p)^2) (``_draw_step``)."""
+    scale = lam * _TWO_OVER_SQRT_PI
+    for b in range(PQ.shape[1] // L):
         acc = 0.0
         for l in range(b * L, (b + 1) * L):
-            lp = lam * PQ[0, l]
-            gate = erf_poly(lp, table)
-            CE[0, l] = math.exp(-(lp * lp))  # erf'(lp) sqrt(pi) / 2, scaled below
-            CE[1, l] = gate
-            acc += gate * PQ[1, l]
-        r[b] = (acc - y[b]) * two_over_b
-    scale = lam * _TWO_OVER_SQRT_PI
-    for b in range(B):
-        rb = r[b]
+            acc += CE[1, l] * PQ[1, l]
+        rb = (acc - y[b]) * two_over_b
         rs = rb * scale
         for l in range(b * L, (b + 1) * L):
             CE[1, l] = rb * CE[1, l]
@@ -92,13 +73,43 @@ def _coefficients(KV, x, y, lam, two_over_b, L, PQ, CE, r, member, table):
 
 
 @jit
+def _draw_step(gen, gamma, mean, L, noise, KV, lam, member, table, x, y, PQ, CE):
+    """The step's tokens in F, x (4, B L), their projections PQ = KV x (2, B L) and the targets y (B,)
+    from the run's token generator: 4 B L standard normals in the reference's order
+    (``numerics.sgd.reduced._draw_chunk``: C order of (4, B L)), the informative tokens (b L) times
+    gamma, mean added to their first coordinate, y_b = x[1, b L] + noise_b (noise = eps xi, drawn by
+    NumPy). Token i is projected as soon as its last coordinate is drawn and, for the erf member, its
+    gate erf(lambda p) and exp(-(lambda p)^2) go to CE[1, i], CE[0, i] (``_erf_coefficients``), so
+    that this arithmetic overlaps the generator's sequential work."""
+    BL, b, b_next = x.shape[1], 0, 0
+    k0, k1, k2, k3, v0, v1, v2, v3 = KV[0, 0], KV[0, 1], KV[0, 2], KV[0, 3], KV[1, 0], KV[1, 1], KV[1, 2], KV[1, 3]
+    for c in range(3):
+        for i in range(BL):
+            x[c, i] = gen.standard_normal()
+    for i in range(BL):
+        x[3, i] = gen.standard_normal()
+        if i == b_next:  # the informative token of sequence b
+            for c in range(4):
+                x[c, i] = x[c, i] * gamma
+            x[0, i] = x[0, i] + mean
+            y[b] = x[1, i] + noise[b]
+            b, b_next = b + 1, b_next + L
+        x0, x1, x2, x3 = x[0, i], x[1, i], x[2, i], x[3, i]
+        p = k0 * x0 + k1 * x1 + k2 * x2 + k3 * x3
+        PQ[0, i], PQ[1, i] = p, v0 * x0 + v1 * x1 + v2 * x2 + v3 * x3
+        if member == ERF:
+            lp = lam * p
+            CE[1, i] = erf_poly(lp, table)
+            CE[0, i] = math.exp(-(lp * lp))  # erf'(lp) sqrt(pi) / 2, scaled in _erf_coefficients
+
+
+@jit
 def _sums(x, PQ, CE, scale2, F):
     """One pass over the B L tokens: the 2x2 covariance (s00, s01, s11) of (u, w), the inner
-    products A = (<c, p>, <e, q>) and, into F[:, :4], the in-frame gradient parts sum c x, sum e x."""
+    products A = (<c, p>, <e, q>) and, into F[:, :4], the in-frame gradient parts sum c x, sum e x
+    (accumulated in locals, token by token)."""
     s00 = s01 = s11 = A0 = A1 = 0.0
-    for a in range(2):
-        for c in range(4):
-            F[a, c] = 0.0
+    g0 = g1 = g2 = g3 = h0 = h1 = h2 = h3 = 0.0
     for i in range(x.shape[1]):
         ci, ei = CE[0, i], CE[1, i]
         c0, c1 = ci * scale2[i], ei * scale2[i]
@@ -107,16 +118,22 @@ def _sums(x, PQ, CE, scale2, F):
         s11 += c1 * ei
         A0 += ci * PQ[0, i]
         A1 += ei * PQ[1, i]
-        for c in range(4):
-            F[0, c] += ci * x[c, i]
-            F[1, c] += ei * x[c, i]
+        x0, x1, x2, x3 = x[0, i], x[1, i], x[2, i], x[3, i]
+        g0, g1, g2, g3 = g0 + ci * x0, g1 + ci * x1, g2 + ci * x2, g3 + ci * x3
+        h0, h1, h2, h3 = h0 + ei * x0, h1 + ei * x1, h2 + ei * x2, h3 + ei * x3
+    F[0, 0], F[0, 1], F[0, 2], F[0, 3] = g0, g1, g2, g3
+    F[1, 0], F[1, 1], F[1, 2], F[1, 3] = h0, h1, h2, h3
     return s00, s01, s11, A0, A1
 
 
 @jit
-def _step(KV, x, y, lam, alpha, two_over_b, L, scale2, u_a11, u_n21, u_a22, PQ, CE, r, F, member, table):
-    """One step on KV (2, 4) in place; u_* = -alpha (a11, n21, a22) of this step."""
-    _coefficients(KV, x, y, lam, two_over_b, L, PQ, CE, r, member, table)
+def _step(KV, x, y, lam, alpha, two_over_b, L, scale2, u_a11, u_n21, u_a22, PQ, CE, F, member, table):
+    """One step on KV (2, 4) in place, given the tokens x and their projections PQ = KV x (``_draw_step``);
+    u_* = -alpha (a11, n21, a22) of this step; CE (2, B L) and F (2, 6) are work space."""
+    if member == SOFTMAX:
+        _softmax_coefficients(PQ, y, lam, two_over_b, L, CE)
+    else:
+        _erf_coefficients(PQ, y, lam, two_over_b, L, CE)
     s00, s01, s11, A0, A1 = _sums(x, PQ, CE, scale2, F)
     l11 = math.sqrt(s00)
     l21 = s01 / max(l11, _TINY)  # |S01| <= l11 sqrt(S11): l11 = 0 forces S01 = 0
@@ -149,24 +166,6 @@ def _step(KV, x, y, lam, alpha, two_over_b, L, scale2, u_a11, u_n21, u_a22, PQ, 
 
 
 @jit
-def _draw_tokens(gen, gamma, mean, L, x, noise, y):
-    """The step's tokens in F, x (4, B L), and targets y (B,), from the run's token generator:
-    4 B L standard normals in the reference's order (``numerics.sgd.reduced._draw_chunk``: C order
-    of (4, B L)), the informative tokens (b L) times gamma, mean added to their first coordinate,
-    y_b = x[1, b L] + noise_b (noise = eps xi, drawn by NumPy)."""
-    BL = x.shape[1]
-    for c in range(4):
-        for i in range(BL):
-            x[c, i] = gen.standard_normal()
-    for i in range(0, BL, L):
-        for c in range(4):
-            x[c, i] = x[c, i] * gamma
-        x[0, i] = x[0, i] + mean
-    for b in range(y.shape[0]):
-        y[b] = x[1, b * L] + noise[b]
-
-
-@jit
 def sgd_reduced_kernel(KV, gen, gamma, mean, noise, u_a11, u_n21, u_a22, lam, alpha, two_over_b, L,
                        scale2, snap_rows, snaps, member, table):
     """Advance one run through the n steps of a chunk, in place, drawing its tokens.
@@ -184,12 +183,11 @@ def sgd_reduced_kernel(KV, gen, gamma, mean, noise, u_a11, u_n21, u_a22, lam, al
     y = np.empty(B)
     PQ = np.empty((2, BL))
     CE = np.empty((2, BL))
-    r = np.empty(B)
     F = np.empty((2, 6))
     for j in range(n):
-        _draw_tokens(gen, gamma, mean, L, x, noise[j], y)
+        _draw_step(gen, gamma, mean, L, noise[j], KV, lam[j], member, table, x, y, PQ, CE)
         _step(KV, x, y, lam[j], alpha, two_over_b, L, scale2, u_a11[j], u_n21[j], u_a22[j],
-              PQ, CE, r, F, member, table)
+              PQ, CE, F, member, table)
         row = snap_rows[j]
         if row >= 0:
             snaps[row] = KV

@@ -20,7 +20,7 @@ from .risk_vs_d import (
     RiskVsDSize, RiskVsD, risk_vs_d,
 )
 from .rate_fits import (
-    PowerLawFit, power_law_fit, log_slope_fit,
+    PowerLawFit, power_law_fit, log_slope_fit, weighted_slope,
 )
 
 __all__ = [
@@ -28,5 +28,5 @@ __all__ = [
     "overlaps_from_vectors", "random_orthonormal", "Estimate", "population_risk_mc",
     "risk_mc_from_vectors", "sample_token_statistics", "posterior_weights", "conditional_variance",
     "bayes_predictor", "bayes_risk_mc", "OLSResult", "ols_fit", "ols_risk_mc", "RiskVsDSize",
-    "RiskVsD", "risk_vs_d", "PowerLawFit", "power_law_fit", "log_slope_fit",
+    "RiskVsD", "risk_vs_d", "PowerLawFit", "power_law_fit", "log_slope_fit", "weighted_slope",
 ]

@@ -10,7 +10,8 @@ with Gaussian errors: it misses the true p with probability ~ ``rate`` when the 
 rejects "no decay" (p = 0) when chi^2(0) - chi^2_min > q.
 
 ``log_slope_fit``: positive estimates y_i with standard errors se_i fitted to b x_i^q by weighted least squares
-of log y on log x (se(log y) = se / y, the delta method): (q, its standard error).
+of log y on log x (se(log y) = se / y, the delta method): (q, its standard error). ``weighted_slope``: the
+weighted least-squares slope of y on x and its standard error, which both use.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import dataclasses
 import numpy as np
 import scipy  # scipy.stats loads on first use (scipy's lazy submodules)
 
-__all__ = ["PowerLawFit", "power_law_fit", "log_slope_fit"]
+__all__ = ["PowerLawFit", "power_law_fit", "log_slope_fit", "weighted_slope"]
 
 _GRID = np.linspace(-0.5, 3.0, 3501)
 
@@ -78,12 +79,25 @@ def power_law_fit(x, e, se, *, x0=1.0, rate=0.3173) -> PowerLawFit:
                        e.size - e.shape[1] - 1, zero, q, tuple(float(a) for a in amp[k]), rate)
 
 
+def weighted_slope(x, y, se):
+    """(b, standard error of b): weighted least squares of y on a + b x, weights 1 / se^2, for independent
+    y_i. b = w . y with w_i = (1 / se_i^2)(x_i - xbar_w) / sum_j (x_j - xbar_w)^2 / se_j^2 (xbar_w the weighted
+    mean of x), so its standard error is |w se| = (sum (x_i - xbar_w)^2 / se_i^2)^(-1/2)."""
+    x, y, se = (np.asarray(v, dtype=float) for v in (x, y, se))
+    if not (x.shape == y.shape == se.shape and x.ndim == 1 and x.size >= 2):
+        raise ValueError(f"x, y, se: need three 1-d arrays of one length >= 2, got shapes "
+                         f"{x.shape}, {y.shape}, {se.shape}")
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y)) and np.all(se > 0) and np.ptp(x) > 0):
+        raise ValueError(f"x={x!r}, y={y!r}, se={se!r}: need finite x and y, se > 0 and >= 2 distinct x")
+    wt = 1.0 / se ** 2
+    xc = x - np.sum(wt * x) / np.sum(wt)
+    w = wt * xc / np.sum(wt * xc ** 2)
+    return float(w @ y), float(np.sqrt(np.sum((w * se) ** 2)))
+
+
 def log_slope_fit(x, y, se):
-    """(q, standard error of q): weighted least squares of log y on log x, weights (y / se)^2."""
+    """(q, standard error of q): ``weighted_slope`` of log y on log x, se(log y) = se / y (delta method)."""
     x, y, se = (np.asarray(v, dtype=float) for v in (x, y, se))
     if x.size < 2 or not (np.all(x > 0) and np.all(y > 0) and np.all(se > 0)):
         raise ValueError(f"x={x!r}, y={y!r}, se={se!r}: need >= 2 points, all positive")
-    X, w = np.log(x), (y / se) ** 2
-    A = np.column_stack([np.ones_like(X), X])
-    cov = np.linalg.inv(A.T @ (w[:, None] * A))
-    return float((cov @ A.T @ (w * np.log(y)))[1]), float(np.sqrt(cov[1, 1]))
+    return weighted_slope(np.log(x), np.log(y), se / y)

@@ -33,8 +33,8 @@ def highdim_largest_step(quick: bool, rng, figure) -> Check:
     # reduced SGD runs (rows: c = 2 from the fixed point, 0.8 and 1.25 c_crit from (0.9, 0.9) on M).
     p, data = figure.params, figure.data
     if p["crit_tol"] != _C_TOL or list(p["step_sides"]) != [0.8, 1.25]:
-        raise ValueError(f"figure highdim_sgd: crit_tol={p['crit_tol']!r}, step_sides={p['step_sides']!r}; the claim "
-                         f"needs {_C_TOL} and [0.8, 1.25]")
+        raise RuntimeError(f"figure highdim_sgd: crit_tol={p['crit_tol']!r}, step_sides={p['step_sides']!r}; the claim "
+                           f"needs {_C_TOL} and [0.8, 1.25]")
     c_crit, kind, (fp_kappa, fp_nu, fp_s2) = float(data["c_crit"]), str(data["c_crit_kind"]), data["fixed_point"]
     end_nu = float(data["crit_end"][1])
     (k2, n2, t2), stay, lost = data["step_runs_final"]
