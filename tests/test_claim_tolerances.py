@@ -40,6 +40,14 @@ def _student_family(result):
     return 0.5, d["upper_effective"] / d["lower_population"]
 
 
+def _student_z(result):
+    # z-tests whose standard errors are estimated from n_runs runs: Student t with n_runs - 1 dof
+    from scipy.stats import t as student
+
+    d = result.details
+    return float(student.isf(FAMILY / (2 * len(d["z_scores"])), d["n_runs"] - 1)), None
+
+
 def _ks_family(result):
     m = len(result.details["pvalues"])
     return -math.log10(FAMILY / m), None
@@ -179,7 +187,7 @@ RECOMPUTE = {
     "nonlinearities-softmax-oracle": lambda r: (1.0, None),
     "nonlinearities-sgd-training": lambda r: (0.0, None),
     "highdim-one-step-drift": _z_test,
-    "highdim-fluctuation-closure": _z_test,
+    "highdim-fluctuation-closure": _student_z,
     "highdim-escape-time": _z_test,
     "highdim-sgd-escape": _z_test,
     "highdim-one-run-spread": _z_test,

@@ -41,6 +41,25 @@ def test_paper_sgd_configuration():
     _compare(c.problem, start, 2000, c.batch_size, alpha=c.alpha, log_every=250, test_size=200)
 
 
+@pytest.mark.parametrize("case", ["sgd_vs_flow", "highdim_sgd d=1e3", "highdim_sgd d=1e4 c=2"])
+def test_figure_configurations(case):
+    """The other figures that run the reduced-SGD kernel, at their settings: sgd_vs_flow (d = 10, L = 2,
+    B = 5, constant lambda = 1, its alpha = 8e-3 for its t_end = 1: 125 steps) and highdim_sgd (L = 10,
+    gamma^2 = 1/2, B = 1, lambda = lambda_bar / sqrt(d/2), step c/d, from its path start (0.2, 0.2, 0, 0, 0)
+    and from the sphere), 2,000 steps; the same 4 B L n eps bound as the paper's configuration."""
+    if case == "sgd_vs_flow":
+        problem = Problem(d=10, L=2, gamma=np.sqrt(0.5), eps=0.1, lam=1.0)
+        start = sample_initial_overlaps(10, 8, np.random.default_rng(2))
+        _compare(problem, start, 125, 5, alpha=8e-3, log_every=25, test_size=0)
+        return
+    d, c, lam_bar = (1000, 0.5, 2.0) if case.endswith("d=1e3") else (10_000, 2.0, 1.0)
+    problem = Problem(d=d, L=10, gamma=np.sqrt(0.5), eps=0.1, lam=lam_bar / np.sqrt(d / 2.0))
+    sphere = sample_initial_overlaps(d, 3, np.random.default_rng(4))
+    start = Overlaps(**{name: np.append(getattr(sphere, name), value)
+                        for name, value in zip(OVERLAP_NAMES, (0.2, 0.2, 0.0, 0.0, 0.0))})
+    _compare(problem, start, 2000, 1, alpha=c / d, log_every=500, test_size=0)
+
+
 @pytest.mark.parametrize("d", [4, 5, 6])
 @pytest.mark.parametrize("B, L", [(1, 2), (3, 4)])
 def test_smallest_dimensions(d, B, L):

@@ -143,7 +143,8 @@ def _step(p, rngs):
     upper = p["branch_c"][last + 1] if last + 1 < len(p["branch_c"]) else np.inf
     out["c_crit_bracket"] = np.array([p["branch_c"][last] if last >= 0 else 0.0, upper])
     crit = critical_step(problem, batch_size=B, c_start=p["crit_c_start"], factor=p["crit_factor"], c_tol=p["crit_tol"])
-    fixed = fixed_point_branch(problem, [p["step_c_fixed"]], batch_size=B)[0]
+    on_grid = [f for f in branch if f.c == p["step_c_fixed"]]  # the fixed point at step_c_fixed: the branch's if on it
+    fixed = on_grid[0] if on_grid else fixed_point_branch(problem, [p["step_c_fixed"]], batch_size=B)[0]
     end = aligned_fixed_point(problem, c=crit.c_crit, batch_size=B, start=(crit.below.kappa, crit.below.nu))
     out.update({"c_crit": np.array(crit.c_crit), "c_crit_kind": np.array(crit.kind),
                 "fixed_point": np.array([fixed.kappa, fixed.nu, fixed.s2_theta_variance]),
@@ -157,8 +158,7 @@ def _step(p, rngs):
 
 
 def compute(p: dict, rng: np.random.Generator, progress) -> dict:
-    n = len(p["path_d"]) + len(p["escape_d"]) + 1 + len(p["step_sides"])
-    streams = rng.spawn(n)
+    streams = rng.spawn(len(p["path_d"]) + len(p["escape_d"]) + 1 + len(p["step_sides"]))
     a, b = len(p["path_d"]), len(p["path_d"]) + len(p["escape_d"])
     out = {}
     with progress(total=3, desc="SGD at step c/d") as bar:

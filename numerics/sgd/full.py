@@ -38,7 +38,9 @@ def sample_batch(gens, k_star, v_star, n, L, gamma, eps):
     Run i draws from gens[i] only (one call), so its numbers do not depend on the other runs."""
     n_runs, d = k_star.shape
     size = n * L * d
-    z = np.stack([g.standard_normal(size + n) for g in gens])
+    z = np.empty((n_runs, size + n))
+    for g, row in zip(gens, z):  # into place: the same numbers as g.standard_normal(size + n), no stacking copy
+        g.standard_normal(out=row)
     X = z[:, :size].reshape(n_runs, n, L, d)
     X[:, :, 0, :] *= gamma
     X[:, :, 0, :] += np.sqrt(d / 2.0) * k_star[:, None, :]

@@ -28,7 +28,13 @@ _FAMILY_RATE = 1e-3  # declared family-wise false-failure rate of each statistic
 _LAW_CASES = ((20, 0.03, 1.0, 0.0), (80, 0.01, 1.0, 0.0), (6, 0.1, 1.0, 0.0), (20, 0.05, 2.0, 0.2))
 _LAW_SIZES = {True: {"n_runs": 600, "steps": (1, 3, 10)}, False: {"n_runs": 2000, "steps": (1, 3, 10, 30)}}
 _POWER_STEP_FACTOR = 1.1  # power alternative: the step size 10% too large
-_POWER_CASES = ((20, 0.03), (80, 0.01))  # the cases where the power is demanded (full mode)
+# The cases where the power is demanded (full mode): the battery, which fails if any case rejects, must
+# detect the alternative (a defect of every case) in at least one of them. A pilot over random starts
+# (56 per case, 2000 runs, reduced against reduced with the larger step: the same law as the claim's
+# full against wrong) found the alternative missed (min p >= the level) at 16% of the starts for
+# (20, 0.03) and 2% for (80, 0.01): demanding it of both cases had failed ~18% of the seeds as
+# UNDERPOWERED; demanding it of one fails ~0.3%. Fewer runs miss more often (at 1000 runs: 60% and 13%).
+_POWER_CASES = ((20, 0.03), (80, 0.01))
 
 # Flow comparison: the data of the figure ``sgd_vs_flow`` (its setting and sizes: the recipe's
 # params; why L = 2 rather than the paper's 10: its module). Power demanded of the exponent test:
@@ -64,7 +70,7 @@ def reduced_equals_full_in_law(quick: bool, rng) -> Check:
     n_runs, steps = _LAW_SIZES[quick]["n_runs"], _LAW_SIZES[quick]["steps"]
     m = len(_LAW_CASES) * len(steps) * 5
     level = _FAMILY_RATE / m
-    p_min, p_power, per_case = 1.0, 0.0, {}
+    p_min, p_power, per_case = 1.0, 1.0, {}
     for d, alpha, lam0, rate in _LAW_CASES:
         start = random_overlaps(rng)
         problem = (ScheduledProblem(d=d, L=10, eps=0.1, lam=PaperSchedule(lam0=lam0, rate=rate)) if rate
@@ -80,7 +86,7 @@ def reduced_equals_full_in_law(quick: bool, rng) -> Check:
         if (d, alpha) in _POWER_CASES:
             wrong = online_sgd_reduced(problem, _tile(start, n_runs), alpha=_POWER_STEP_FACTOR * alpha, rng=rng, **kw)
             case["power_min_p"] = _min_ks_pvalue(full, wrong, steps)
-            p_power = max(p_power, case["power_min_p"])
+            p_power = min(p_power, case["power_min_p"])
     detected = p_power < level
     # Quick mode: the power is reported, not required (small samples); full mode requires it.
     underpowered = not quick and not detected
@@ -94,7 +100,7 @@ def reduced_equals_full_in_law(quick: bool, rng) -> Check:
         measured=math.inf if underpowered else measured,
         measured_text=f"-log10(min p) = {measured:.2f} (min p = {p_min:.3g} over {m} KS tests, level {level:.2g}); "
                       f"power: the same battery against the reduced simulator with a {_POWER_STEP_FACTOR - 1:.0%} "
-                      f"larger step gives max over the cases {_POWER_CASES} of min p = {p_power:.2g} "
+                      f"larger step gives min over the cases {_POWER_CASES} of min p = {p_power:.2g} "
                       f"({'detected' if detected else 'NOT detected'}; {caveat})"
                       + (" (UNDERPOWERED)" if underpowered else ""),
         tolerance=-math.log10(level),
