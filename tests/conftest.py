@@ -88,6 +88,10 @@ def quick_outputs(tmp_path_factory):
 class QuickFigures:
     paths: object
     outcomes: dict
+    # The statuses of a recipe that this run computed (its folder starts empty): "computed", or
+    # "cached" when a claim of the same ``slr reproduce --quick`` that reads the figure's data took
+    # the entry's lock first and computed it (figures.runner.figure_data).
+    COMPUTED_THIS_RUN = ("computed", "cached")
 
     def data(self, name):
         """The cached quick-mode data of recipe ``name`` (as its plot receives them)."""
@@ -99,17 +103,74 @@ class QuickFigures:
         return DataCache(self.paths.cache).load(*cache_entry(recipe, recipe.params(True), True)).data
 
 
+_FULL_VERIFY_TEST = "test_verify.py::test_slr_verify_quick_passes_and_writes_reports"
+
+
+def _runs_full_verify(session) -> bool:
+    """Whether the session runs the test of ``slr verify --quick`` of every claim (a whole run,
+    not a few tests selected as the mutation campaign does)."""
+    return any(item.nodeid.endswith(_FULL_VERIFY_TEST) for item in session.items)
+
+
+def _quick_cli_run(argv, figures=False, claims=False):
+    """``slr <argv>`` in this process: (exit status, standard output, {recipe: outcome} if
+    ``figures``, {claim id: result} if ``claims``), captured where the command reports them."""
+    from figures import cli
+
+    outcomes, results = {}, {}
+    figures_done, verify_done = cli._figures_done, cli._verify_done
+
+    def keep_figures(found, *args, **kwargs):
+        outcomes.update((o.name, o) for o in found)
+        return figures_done(found, *args, **kwargs)
+
+    def keep_claims(found, *args, **kwargs):
+        results.update((r.claim_id, r) for r in found)
+        return verify_done(found, *args, **kwargs)
+
+    out = io.StringIO()
+    with pytest.MonkeyPatch.context() as mp, contextlib.redirect_stdout(out):
+        mp.setattr(cli, "_figures_done", keep_figures)
+        mp.setattr(cli, "_verify_done", keep_claims)
+        status = cli.main(argv)
+    return status, out.getvalue(), outcomes, results
+
+
 @pytest.fixture(scope="session")
-def quick_figures(quick_outputs, tmp_path_factory):
-    """Every recipe run once in quick mode (``run_recipes`` on up to 2 workers) into
-    ``quick_outputs``, once per test run (also under pytest-xdist); the tests that only read a
-    recipe's outcome, files or data share it."""
+def quick_reproduction(request, quick_outputs, tmp_path_factory):
+    """``slr reproduce --quick --jobs 2`` into ``quick_outputs``, once per test run (also under
+    pytest-xdist): every recipe and every claim in one queue of (up to) 2 worker processes, the
+    claims reading the figures' cached data, as a user's ``slr reproduce --quick`` does. Its
+    (exit status, standard output, {recipe: outcome}, {claim id: result})."""
+    import matplotlib
+
+    from numerics.pool import available_cores
+
+    matplotlib.use("Agg")
+    argv = ["reproduce", "--quick", "--jobs", str(min(2, available_cores())), "--no-progress",
+            "--out", str(quick_outputs.out)]
+    return _once_per_run(tmp_path_factory, "quick-reproduction",
+                         lambda: _quick_cli_run(argv, figures=True, claims=True))
+
+
+@pytest.fixture(scope="session")
+def quick_figures(request, quick_outputs, tmp_path_factory):
+    """Every recipe run once in quick mode into ``quick_outputs``, once per test run (also under
+    pytest-xdist); the tests that only read a recipe's outcome, files or data share it. In a whole
+    run they are the figures of the session's ``slr reproduce --quick`` (``quick_reproduction``);
+    when only a few tests are selected (the mutation campaign), ``run_recipes`` alone on up to 2
+    workers, without the claims."""
     import matplotlib
 
     from figures.registry import discover_recipes
     from figures.runner import run_recipes
     from numerics.pool import available_cores
 
+    if _runs_full_verify(request.session):   # its figures are under <out>/quick, as for any --quick run
+        from figures.paths import OutputPaths
+
+        return QuickFigures(OutputPaths.resolve(quick_outputs.out, quick=True),
+                            request.getfixturevalue("quick_reproduction")[2])
     matplotlib.use("Agg")
 
     def compute():
@@ -130,31 +191,18 @@ class QuickVerification:
 
 @pytest.fixture(scope="session")
 def quick_verification(request, quick_outputs, tmp_path_factory):
-    """``slr verify --quick`` of every claim, run once per test run (after the quick figures, whose
-    cached data the claims that declare them read): its exit status, its standard output and each
-    claim's result."""
-    from figures import cli
-
+    """The quick verification of every claim, once per test run, after the quick figures, whose
+    cached data the claims that declare them read: its exit status, its standard output and each
+    claim's result. In a whole run it is the session's ``slr reproduce --quick``
+    (``quick_reproduction``); otherwise ``slr verify --quick`` after ``quick_figures``."""
+    if _runs_full_verify(request.session):
+        status, stdout, _, results = request.getfixturevalue("quick_reproduction")
+        return QuickVerification(status, stdout, results)
     request.getfixturevalue("quick_figures")
-
-    def compute():
-        captured = {}
-        verify_done = cli._verify_done
-
-        def keep(results, *args, **kwargs):
-            captured.update((r.claim_id, r) for r in results)
-            return verify_done(results, *args, **kwargs)
-
-        out = io.StringIO()
-        with pytest.MonkeyPatch.context() as mp, contextlib.redirect_stdout(out):
-            mp.setattr(cli, "_verify_done", keep)
-            status = cli.main(["verify", "--quick", "--out", str(quick_outputs.out)])
-        return status, out.getvalue(), captured
-
-    return QuickVerification(*_once_per_run(tmp_path_factory, "quick-verification", compute))
-
-
-_FULL_VERIFY_TEST = "test_verify.py::test_slr_verify_quick_passes_and_writes_reports"
+    argv = ["verify", "--quick", "--out", str(quick_outputs.out)]
+    status, stdout, _, results = _once_per_run(tmp_path_factory, "quick-verification",
+                                               lambda: _quick_cli_run(argv, claims=True))
+    return QuickVerification(status, stdout, results)
 
 
 @pytest.fixture(scope="session")
@@ -165,7 +213,7 @@ def quick_claim(request):
     selected, as the mutation campaign does) each claim is run alone when first asked for."""
     from figures.verify import discover_claims
 
-    if any(item.nodeid.endswith(_FULL_VERIFY_TEST) for item in request.session.items):
+    if _runs_full_verify(request.session):
         return request.getfixturevalue("quick_verification").results.__getitem__
     claims = {c.claim_id: c for c in discover_claims()}
     cache = {}

@@ -25,7 +25,9 @@ def _recipe(name, calls, fail=False):
         from matplotlib.figure import Figure
 
         fig = Figure(figsize=(2, 2))
-        fig.subplots().plot(data["y"])
+        ax = fig.subplots()
+        ax.plot(data["y"])
+        ax.set_axis_off()   # no text, so no font to subset in the PDF (~0.2-0.5 s CPU a save)
         return fig
 
     return Recipe(name=name, title=name, seed=1, params=lambda quick: {"n": 3 if quick else 30},
@@ -110,16 +112,37 @@ def test_python_dash_m_figures_is_slr_figures():
     assert "usage: slr figures" in out.stdout and "--quick" in out.stdout
 
 
-def test_reproduce_runs_figures_and_claims_in_one_pool(tmp_path, capsys):
-    """With --jobs 2 the recipes and the claims share one queue of worker processes; the outputs
-    are those of the two commands."""
-    argv = ["reproduce", "--quick", "--jobs", "2", "--out", str(tmp_path), "--only", "risk_routes,phase_portrait",
+def test_reproduce_runs_figures_and_claims_in_one_pool(quick_reproduction, quick_outputs):
+    """The session's ``slr reproduce --quick --jobs 2`` of every recipe and claim (tests/conftest.py):
+    the recipes and the claims share one queue of worker processes; the outputs are those of the
+    two commands (every figure's files, and the verification report with each claim and figure)."""
+    from figures.registry import discover_recipes
+    from figures.verify import discover_claims
+
+    status, out, outcomes, results = quick_reproduction
+    assert status == 0
+    assert "figure risk_routes" in out and "claim zeta-closed-form" in out
+    folder = quick_outputs.out / "quick"
+    for recipe in discover_recipes():
+        if outcomes[recipe.name].status != "skipped":
+            assert (folder / "figures" / f"{recipe.name}.png").is_file(), recipe.name
+    report = json.loads((folder / "verification.json").read_text())
+    assert sorted(c["claim_id"] for c in report["claims"]) == sorted(c.claim_id for c in discover_claims())
+    assert sorted(results) == sorted(c["claim_id"] for c in report["claims"])
+    assert all(c["status"] == "pass" for c in report["claims"])
+    assert sorted(f["name"] for f in report["figures"]) == sorted(outcomes)
+
+
+def test_reproduce_selects_figures_and_claims(tmp_path, capsys):
+    """``--only`` picks the recipes and ``--only-claim`` the claims of one reproduce (dry run: the plan)."""
+    argv = ["reproduce", "-n", "--quick", "--out", str(tmp_path), "--only", "risk_routes,phase_portrait",
             "--only-claim", "theorem1-quadrature,zeta-closed-form"]
     assert main(argv) == 0
     out = capsys.readouterr().out
-    assert "figure risk_routes" in out and "claim zeta-closed-form" in out
-    for name in ("risk_routes", "phase_portrait"):
-        assert (tmp_path / "quick" / "figures" / f"{name}.png").is_file()
-    report = json.loads((tmp_path / "quick" / "verification.json").read_text())
-    assert sorted(c["claim_id"] for c in report["claims"]) == ["theorem1-quadrature", "zeta-closed-form"]
-    assert all(c["status"] == "pass" for c in report["claims"])
+    assert "slr figures: 2 recipe(s), quick mode" in out and "slr verify: 2 claim(s), quick mode" in out
+    assert "would compute 2 figure(s), redraw 0 from the cache, run 2 claim(s)" in out
+    lines = {tuple(line.split()[:2]) for line in out.splitlines()}
+    for item in (("figure", "risk_routes"), ("figure", "phase_portrait"), ("claim", "theorem1-quadrature"),
+                 ("claim", "zeta-closed-form")):
+        assert item in lines
+    assert "risk_vs_d" not in out and "theorem1-montecarlo" not in out and not (tmp_path / "quick").exists()

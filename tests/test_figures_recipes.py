@@ -29,7 +29,7 @@ def test_recipe_quick_run(recipe, quick_figures):
     if skip:
         assert outcome.status == "skipped" and outcome.reason == skip
         pytest.skip(f"the recipe cannot compute on this machine: {skip}")
-    assert outcome.status == "computed", outcome.reason
+    assert outcome.status in quick_figures.COMPUTED_THIS_RUN, outcome.reason
     for f in paths.figure_files(recipe.name):
         assert f.stat().st_size > 1000, f
     assert f.read_bytes()[:5] == b"%PDF-"

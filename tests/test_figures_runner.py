@@ -31,7 +31,9 @@ def make_recipe(calls, *, name="demo", n=4, skip=None, fail=False):
         from matplotlib.figure import Figure
 
         fig = Figure(figsize=(2, 2))
-        fig.subplots().plot(data["x"], data["y"])
+        ax = fig.subplots()
+        ax.plot(data["x"], data["y"])
+        ax.set_axis_off()   # no text, so no font to subset in the PDF (~0.2-0.5 s CPU a save)
         return fig
 
     return Recipe(name=name, title="demo", seed=3, params=params, compute=compute, plot=plot,

@@ -109,7 +109,8 @@ def test_registered_claims_cover_the_paper_items():
 
 
 def test_slr_verify_quick_passes_and_writes_reports(quick_verification, quick_outputs):
-    # The session's one ``slr verify --quick --out <folder>`` of every claim (tests/conftest.py).
+    # The session's one quick verification of every claim (tests/conftest.py: ``slr reproduce
+    # --quick`` in a whole run, ``slr verify --quick`` when a few tests are selected).
     assert quick_verification.exit_status == 0
     out = quick_verification.stdout
     payload = json.loads((quick_outputs.out / "quick" / "verification.json").read_text())   # quick outputs apart
@@ -123,7 +124,9 @@ def test_slr_verify_quick_passes_and_writes_reports(quick_verification, quick_ou
     origin = payload["provenance"]
     assert origin["python"] == platform.python_version() and origin["seed"] == 0 and origin["cpu"]
     assert origin["git"]["commit"] == "not a checkout" or len(origin["git"]["commit"]) == 40
-    assert payload["elapsed_seconds"] == pytest.approx(sum(c["seconds"] for c in payload["claims"]))
+    # the items' times summed: the claims', and the figures' when the run was slr reproduce --quick
+    assert payload["elapsed_seconds"] == pytest.approx(sum(c["seconds"] for c in payload["claims"])
+                                                       + sum(f["seconds"] for f in payload.get("figures", ())))
     assert all(c["seconds"] > 0 for c in payload["claims"])
     assert all(c["cpu_seconds"] >= 0 for c in payload["claims"])
 
