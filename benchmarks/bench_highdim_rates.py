@@ -14,7 +14,9 @@ and c the fit of the signed errors to a (d / 1000)^(-p)
 (``numerics.montecarlo.rate_fits.power_law_fit``, 68% and 99.9% intervals).
 One run's fluctuations (docs/math/highdim.md#one-runs-fluctuations): per (d, c) the run-to-run standard
 deviation of kappa and nu at tau = 1 against the closure's sqrt(Sigma_ii), and per c the fitted exponent of
-the standard deviation in d. The size of the correction (docs/math/highdim.md#convergence-over-c-and-b):
+the standard deviation in d; per closure prediction its sqrt(Sigma_ii) and the z-score of SGD's standard
+deviation against it (delta-method standard error; "mean_drift_closure": the covariance with the Jacobian
+of the mean's whole drift, docs/math/highdim.md#the-covariance-with-the-jacobian-of-the-mean-drift). The size of the correction (docs/math/highdim.md#convergence-over-c-and-b):
 per (d, c) the largest ratio over the logged times of |alpha D| and of the closure's whole correction
 |alpha D + curvature term| to |F| in (kappa, nu), along the closure's mean.
 """
@@ -34,7 +36,7 @@ from theory import PAPER_GAMMA, PAPER_L, Problem
 from theory.highdim import gradient_moments, second_order_drift
 
 START = (0.2, 0.2, 0.0, 0.0, 0.0)
-NAMES = ("effective", "closure", "continuous_closure", "averaged_closure")
+NAMES = ("effective", "closure", "continuous_closure", "averaged_closure", "mean_drift_closure")
 
 
 def _arg(name, default, cast):
@@ -74,6 +76,7 @@ def measure(ds, cs, runs, seed, batch_size, names):
                 error={k: e.tolist() for k, e in err.items()}, stderr=out.sgd_stderr[:2, -1].tolist(),
                 sd=out.sgd_sd[:2, -1].tolist(), sd_stderr=out.sgd_sd_stderr[:2, -1].tolist(),
                 sd_closure=np.sqrt(np.diagonal(out.covariances[closure][:, :, -1]))[:2].tolist(),
+                sd_predicted={k: np.sqrt(np.diagonal(v[:, :, -1]))[:2].tolist() for k, v in out.covariances.items()},
                 ratios=correction_ratios(problem, out, c, batch_size, closure), runs=runs, cpu=cpu)
             r = rows[d, c]
             text = ", ".join(f"{k} {e[0]:+.5f} {e[1]:+.5f}" for k, e in err.items())
@@ -110,6 +113,12 @@ def fits(rows, ds, cs, names):
             fitted[f"sd {comp} c={c}"] = (q, qse, ratio.tolist())
             print(f"sd of {comp:5} c = {c:<5}: ~ d^q, q = {q:.3f} +- {qse:.3f}; sd / closure sd per d: "
                   + ", ".join(f"{x:.3f}" for x in ratio))
+            for name in rows[ds[0], c]["sd_predicted"]:
+                pred = np.array([rows[d, c]["sd_predicted"][name][i] for d in ds])
+                z = (sd - pred) / se
+                fitted[f"sd z {name} {comp} c={c}"] = z.tolist()
+                print(f"   {name}: predicted sd per d " + ", ".join(f"{x:.5f}" for x in pred)
+                      + "; z = (SGD - predicted) / se: " + ", ".join(f"{x:+.1f}" for x in z))
     return fitted
 
 

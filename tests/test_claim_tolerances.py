@@ -190,6 +190,7 @@ RECOMPUTE = {
     "highdim-fluctuation-closure": _student_z,
     "highdim-escape-time": _z_test,
     "highdim-sgd-escape": _z_test,
+    "highdim-one-run-spread": _z_test,
     "highdim-escape-sphere": _z_test,
     "highdim-paper-sgd": _student_family,
     # two-sided z-tests of the fixed point plus the two one-sided side tests, one Bonferroni family

@@ -221,3 +221,32 @@ def test_one_step_increment_of_the_reduced_simulator():
     z_crit = norm.isf(1e-3 / 4)
     assert np.all(np.abs((est.mean - eff)[:2] / est.stderr[:2]) <= z_crit)
     assert abs(eff[1] - pop[1]) / est.stderr[1] >= z_crit + norm.ppf(0.99)
+
+
+def test_drift_of_one_run_has_a_d_free_limit_at_lambda_bar_over_s():
+    """docs/math/highdim.md#the-limit-d-to-infinity-at-lambda-bar-over-s: at lambda = 2/s, c = 1, B = 1, on M at
+    (kappa, nu) = (0.3, 0.5), the (kappa, nu) components of F, of F + alpha D and of the drift of one run G,
+    and mu_f / d, converge as d -> infinity like 1/d: the differences between successive decades
+    d = 10^4, ..., 10^7 fall by a factor 10 (fitted slope of log |difference| against log d equal to -1 within
+    0.02: the next order changes the ratio of successive differences by O(10/d) <= 1e-3 here, and the
+    quadrature's error, ~1e-13, is 1e-7 of the smallest difference), while mu_f itself grows like d: the
+    5-overlap ODE has no d-free limit, the slow drift on M has one."""
+    from numerics.highdim import fast_mode, per_run_drift
+    from numerics.highdim.fluctuations import population_velocity
+    from theory.highdim import effective_drift
+
+    x = np.array([0.3, 0.5, 0.0, 0.0, 0.0])
+    ds = [10**4, 10**5, 10**6, 10**7]
+    rows = []
+    for d in ds:
+        problem = Problem(d=d, L=PAPER_L, gamma=PAPER_GAMMA, eps=0.1, lam=2.0 / np.sqrt(d / 2.0))
+        mode = fast_mode(problem, x, c=1.0, batch_size=1)
+        rows.append(np.concatenate([population_velocity(problem, x)[0, :2],
+                                    effective_drift(problem, x, alpha=1.0 / d, batch_size=1)[:2],
+                                    per_run_drift(problem, x, c=1.0, batch_size=1)[:2], [mode.mu / d]]))
+    rows = np.array(rows)
+    diffs = np.abs(np.diff(rows, axis=0))                    # (3, 7)
+    mid = np.sqrt(np.array(ds[:-1]) * np.array(ds[1:]))
+    for j in range(rows.shape[1]):
+        slope = np.polyfit(np.log(mid), np.log(diffs[:, j]), 1)[0]
+        assert abs(slope + 1.0) <= 0.02, (j, slope, diffs[:, j])

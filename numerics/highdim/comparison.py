@@ -19,7 +19,7 @@ from .fluctuations import moment_closure_flow
 
 __all__ = ["SGDComparison", "compare_with_sgd", "PREDICTIONS"]
 
-PREDICTIONS = ("population", "effective", "closure", "continuous_closure", "averaged_closure")
+PREDICTIONS = ("population", "effective", "closure", "continuous_closure", "averaged_closure", "mean_drift_closure")
 DEFAULT_PREDICTIONS = PREDICTIONS[:3]
 
 
@@ -69,7 +69,9 @@ def compare_with_sgd(problem, start, *, c, batch_size, t_end, n_runs, rng, n_log
     the predictions follow lambda(tau / alpha) in flow time tau. ``predictions``: which of
     ``PREDICTIONS`` to integrate (the closures cost most: a 20-dim stiff ODE; "continuous_closure" is
     the closure without its discrete-time term, docs/math/highdim.md#the-discrete-time-variance-of-the-fast-mode,
-    "averaged_closure" the closure with D and C averaged over the fast mode's spread). ``up_to_sign``: each
+    "averaged_closure" the closure with D and C averaged over the fast mode's spread, "mean_drift_closure" the
+    closure whose covariance equation has the Jacobian of the mean's whole drift,
+    docs/math/highdim.md#the-covariance-with-the-jacobian-of-the-mean-drift). ``up_to_sign``: each
     run at each logged time is first mapped by the exact symmetry (k, v) -> (-k, -v), i.e.
     (kappa, nu, theta, eta, rho) -> (-kappa, -nu, -theta, -eta, rho), into the half-space
     kappa + nu >= 0 (the predictor and the law of SGD are invariant under it), so that runs that
@@ -88,7 +90,7 @@ def compare_with_sgd(problem, start, *, c, batch_size, t_end, n_runs, rng, n_log
     t = run.time
     shim = _flow_time_problem(problem, alpha)
     closure = {"closure": {}, "continuous_closure": {"discrete_time": False},
-               "averaged_closure": {"average_fast": True}}
+               "averaged_closure": {"average_fast": True}, "mean_drift_closure": {"covariance_jacobian": "mean_drift"}}
     preds, covs = {}, {}
     for name in (k for k in PREDICTIONS if k in predictions):
         if name == "population":

@@ -20,6 +20,14 @@ without it its stationary variance is short by the factor 1 - alpha |mu_f| / 2
 it out: the continuous-time closure). The curvature term is evaluated with sigma points along the eigenvectors of
 Sigma (exact for a drift cubic in the overlaps, as F is in (theta, eta, rho)); J by central
 differences of the closed-form flow. Sibling without fluctuations: ``effective_flow``.
+
+``covariance_jacobian="mean_drift"`` replaces J in the covariance equation by the Jacobian of the mean's
+whole drift, d/dx [F + alpha D + (1/2) sum_ij Sigma_ij d_i d_j F] at fixed Sigma: the slow directions
+relax at the rate of the drift the mean follows, and at c ~ 1 the fluctuation term is as large as F
+(docs/math/highdim.md#the-covariance-with-the-jacobian-of-the-mean-drift). Its fluctuation part by
+central differences of the closed-form sigma points; d(alpha D)/dx by forward differences of the
+quadrature (step _D_STEP, on the coarser trapezoid step _D_QUADRATURE: six quadratures per right-hand
+side at half the cost of one at the default step).
 """
 
 from __future__ import annotations
@@ -37,10 +45,18 @@ from ..dynamics.ode import OdeOptions
 from ..dynamics.overlap_steps import flow_velocity
 from .effective_flow import check_highdim_settings, lam_of_tau, start_state
 
-__all__ = ["increment_covariance", "population_velocity", "moment_closure_rhs", "fast_eigenpair",
+__all__ = ["increment_covariance", "population_velocity", "moment_closure_rhs", "fast_eigenpair", "COVARIANCE_JACOBIANS",
            "MomentClosureTrajectory", "moment_closure_flow"]
 
 _JAC_STEP = 1e-6
+# forward differences of alpha D: truncation h/2 |d^2 (alpha D)| and round-off (quadrature error at
+# step 0.4, <= 1e-14 of |D|) / h, both <= 1e-5 of the Jacobian's scale (docs/math/highdim.md#the-covariance-with-the-jacobian-of-the-mean-drift)
+_D_STEP = 1e-6
+# the curvature's Jacobian: truncation (step / scale of F in kappa, nu, O(1) at lambda = lambda_bar / s)^2 ~ 1e-6,
+# round-off eps |F| / step^3 ~ 1e-7 |F|; exact along theta, eta, rho (F cubic there)
+_CURV_STEP = 1e-3
+_D_QUADRATURE = 0.4
+COVARIANCE_JACOBIANS = ("population", "mean_drift")
 # a quadrature per right-hand side; the covariance entries are ~c/d, so atol well below them
 CLOSURE_ODE = OdeOptions(method="LSODA", rtol=1e-7, atol=1e-10)
 _IU = np.triu_indices(5)
@@ -100,25 +116,61 @@ def _noise_terms(problem, x, Sigma, J, batch_size, average_fast):
     return D, C
 
 
-def moment_closure_rhs(problem, z, *, alpha, batch_size, discrete_time=True, average_fast=False):
+def _velocity_terms(problem, x, Sigma, spread):
+    """(F(x), J = dF/dx, curvature term (1/2) sum Sigma_ij d_i d_j F at x, its Jacobian at fixed Sigma), all
+    from one vectorised evaluation of the closed-form flow. The curvature by sigma points x +- sigma_k u_k
+    (columns of ``spread``), J by central differences (step _JAC_STEP). The curvature's Jacobian,
+    (1/2) sum_k w_k d/dx d^2F/du_k^2 over the eigenpairs (w_k, u_k) of Sigma, by a central difference
+    (step _CURV_STEP) of second differences (step _CURV_STEP) along the u_k weighted by the signed w_k:
+    smooth in Sigma (the sigma points' clamp of negative w_k is not), and exact along theta, eta, rho,
+    where F is cubic."""
+    w, U = np.linalg.eigh(Sigma)
+    h, e = _JAC_STEP * np.eye(5), _CURV_STEP * np.eye(5)
+    centres = np.vstack([x + e, x - e])                                       # (10, 5)
+    stencil = np.concatenate([centres[:, None], centres[:, None] + _CURV_STEP * U.T,
+                              centres[:, None] - _CURV_STEP * U.T], axis=1)    # (10, 11, 5)
+    points = np.vstack([x, x + spread.T, x - spread.T, x + h, x - h, stencil.reshape(-1, 5)])
+    F = population_velocity(problem, points)
+    curvature = 0.5 * np.sum(F[1:6] + F[6:11] - 2.0 * F[0], axis=0)
+    J = ((F[11:16] - F[16:21]) / (2.0 * _JAC_STEP)).T
+    S = F[21:].reshape(10, 11, 5)
+    second = 0.5 * np.einsum("k,ckj->cj", w, S[:, 1:6] + S[:, 6:11] - 2.0 * S[:, :1]) / _CURV_STEP ** 2
+    J_curvature = ((second[:5] - second[5:]) / (2.0 * _CURV_STEP)).T
+    return F[0], J, curvature, J_curvature
+
+
+def correction_jacobian(problem, x, *, alpha, batch_size):
+    """d(alpha D)/dx (5, 5) at x by forward differences (module docstring: step _D_STEP, quadrature
+    step _D_QUADRATURE, the same grid at x and at the shifted points)."""
+    def drift(point):
+        m = gradient_moments(problem, tuple(point), step=_D_QUADRATURE, check=False)
+        return second_order_drift(m, tuple(point), batch_size)
+
+    base = drift(x)
+    return alpha * np.stack([drift(x + _D_STEP * e) - base for e in np.eye(5)], axis=1) / _D_STEP
+
+
+def moment_closure_rhs(problem, z, *, alpha, batch_size, discrete_time=True, average_fast=False,
+                       covariance_jacobian="population"):
     """d/dtau of z = (x (5), upper triangle of Sigma (15)) (module docstring) for the
     ``theory.Problem`` ``problem`` (scalar fields, d >= 4); ``discrete_time`` keeps alpha J Sigma J^T;
     ``average_fast`` averages D and C over the fast mode's spread (an O(c^2) term, measured in
-    docs/math/highdim.md#convergence-in-d-and-in-c)."""
+    docs/math/highdim.md#convergence-in-d-and-in-c); ``covariance_jacobian``: "population" (J = dF/dx)
+    or "mean_drift" (the Jacobian of the mean's whole drift at fixed Sigma, in both covariance terms)."""
+    if covariance_jacobian not in COVARIANCE_JACOBIANS:
+        raise ValueError(f"covariance_jacobian={covariance_jacobian!r} is not allowed: choose among "
+                         f"{COVARIANCE_JACOBIANS}")
     x = z[:5]
     Sigma = np.zeros((5, 5))
     Sigma[_IU] = z[5:]
     Sigma = Sigma + np.triu(Sigma, 1).T
     w, U = np.linalg.eigh(Sigma)
     spread = U * np.sqrt(np.maximum(w, 0.0))          # columns sigma_k u_k
-    h = _JAC_STEP * np.eye(5)
-    points = np.vstack([x, x + spread.T, x - spread.T, x + h, x - h])
-    F = population_velocity(problem, points)
-    F0 = F[0]
-    curvature = 0.5 * np.sum(F[1:6] + F[6:11] - 2.0 * F0, axis=0)
-    J = ((F[11:16] - F[16:21]) / (2.0 * _JAC_STEP)).T
+    F0, J, curvature, J_curvature = _velocity_terms(problem, x, Sigma, spread)
     D, C = _noise_terms(problem, x, Sigma, J, batch_size, average_fast)
     dx = F0 + alpha * D + curvature
+    if covariance_jacobian == "mean_drift":
+        J = J + J_curvature + correction_jacobian(problem, x, alpha=alpha, batch_size=batch_size)
     dSigma = J @ Sigma + Sigma @ J.T + (alpha / batch_size) * C
     if discrete_time:
         dSigma += alpha * (J @ Sigma @ J.T)
@@ -139,19 +191,23 @@ class MomentClosureTrajectory:
 
 
 def moment_closure_flow(problem, initial, *, c, batch_size, t_end, ode: OdeOptions = CLOSURE_ODE,
-                        t_eval=None, discrete_time=True, average_fast=False) -> MomentClosureTrajectory:
+                        t_eval=None, discrete_time=True, average_fast=False,
+                        covariance_jacobian="population") -> MomentClosureTrajectory:
     """Integrate the mean and covariance equations (module docstring) from a deterministic start
     (Sigma = 0); arguments and checks as ``effective_flow`` (lambda a number or a callable of tau).
     ``discrete_time=False``: without the term alpha J Sigma J^T (the continuous-time closure, whose
     error does not vanish as d grows); ``average_fast=True``: D and C averaged over the fast mode's
-    spread (three times the cost). Integration failure raises RuntimeError."""
+    spread (three times the cost); ``covariance_jacobian="mean_drift"``: the covariance equation with the
+    Jacobian of the mean's whole drift (about 3 to 4 times the cost of a right-hand side). Integration
+    failure raises RuntimeError."""
     alpha = check_highdim_settings(problem, c, batch_size)[-1]
     task, lam_t = problem.task, lam_of_tau(problem.lam)
     y0 = np.concatenate([start_state(initial), np.zeros(15)])
     t_end = check_positive_real("t_end", t_end)
     sol = solve_ivp(lambda t, z: moment_closure_rhs(task.with_lam(lam_t(t)), z, alpha=alpha,
                                                     batch_size=batch_size, discrete_time=discrete_time,
-                                                    average_fast=average_fast),
+                                                    average_fast=average_fast,
+                                                    covariance_jacobian=covariance_jacobian),
                     (0.0, t_end), y0, **ode.kwargs(), t_eval=t_eval)
     if sol.status < 0:
         raise RuntimeError(f"moment-closure integration failed at t={sol.t[-1]:.6g} with "
