@@ -214,25 +214,25 @@ CORRUPTIONS = {
     "nonlinearities-sigmoid-floor": patch("theory.nonlinearity.oracle.oracle_best_lambda_sigma", _excess_tenth),
     "nonlinearities-softmax-oracle": patch("numerics.nonlinearity.oracle_comparison", _softmax_excess_up),
     "nonlinearities-sgd-training": patch("numerics.nonlinearity.training.sgd_training_sigma", _softmax_never_aligns),
-    # the correction alpha D halved: off by >= 5 standard errors in quick mode (it is >= 11 there)
+    # the correction alpha D halved: off by >= 5 standard errors (the claim's power requirement)
     "highdim-one-step-drift": patch("theory.highdim.drift.second_order_drift", scale(0.5)),
-    # no noise in the covariance equation: the closure is the drift alone, off by > 5 standard errors
     # every predicted alignment time 10% later: detected (the claim's power requirement)
     "highdim-escape-time": patch("numerics.highdim.escape.escape_prediction", lambda f: (
         lambda *a, **k: dataclasses.replace(f(*a, **k), times=f(*a, **k).times * 1.1))),
+    # no noise in the covariance equation: the closure is the drift alone, off by > 5 standard errors
     "highdim-fluctuation-closure": patch("numerics.highdim.fluctuations.increment_covariance", scale(0.0)),
     # the correction alpha D dropped: the effective ODE is the population flow, the bound ratio >= 1 > 0.5
     "highdim-paper-sgd": patch("theory.highdim.drift.second_order_drift", scale(0.0)),
-    # the fast mode's variance halved in the drift of one run: at c = 2 the fixed point moves by ~0.1
-    # the one-mode prediction (no run leaves off M): the fraction off M (~0.3 at d = 100) is off by > 10 standard errors
     # every predicted first aligned step 10% later (~1,000 steps): the claim's power requirement
     "highdim-escape-sphere": patch("numerics.highdim.sphere_escape_law", lambda f: (
         lambda *a, **k: (lambda law: dataclasses.replace(law, first_aligned=1.1 * law.first_aligned))(f(*a, **k)))),
+    # the one-mode prediction (no run leaves off M): the fraction off M (~0.3 at d = 100) is off by > 10 standard errors
     "highdim-sgd-escape": patch("numerics.highdim.escape_window", lambda f: (
         lambda *a, **k: (lambda w: dataclasses.replace(w, on_m=np.ones_like(w.on_m)))(f(*a, **k)))),
     # the covariance without the fluctuation term's derivative (J + d(alpha D)/dx only): sd ~30% high at d = 10^3
     "highdim-one-run-spread": patch("numerics.highdim.fluctuations._velocity_terms", lambda f: (
         lambda *a, **k: (*f(*a, **k)[:3], 0.0 * f(*a, **k)[3]))),
+    # the fast mode's variance halved in the drift of one run: at c = 2 the fixed point moves by ~0.1
     "highdim-largest-step": patch("numerics.highdim.per_run.fast_mode", lambda f: (
         lambda *a, **k: dataclasses.replace(f(*a, **k), variance=0.5 * f(*a, **k).variance))),
 }
