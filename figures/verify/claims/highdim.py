@@ -19,12 +19,12 @@ _POWER = 0.99      # the population flow alone (alpha D omitted) must be rejecte
 _CASES = [(dict(d=10_000, lam=2.0 / np.sqrt(5_000.0)), (0.2, 0.2, 0.0, 0.0, 0.0), 0.5, 1),
           (dict(d=10_000, lam=1.0 / np.sqrt(5_000.0)), (0.5, 0.6, 0.0, 0.0, 0.0), 1.0, 1),
           (dict(d=400, lam=0.5), (0.5, 0.6, 0.0, 0.0, 0.0), 0.05, 1)]
-# Single steps per case (both modes; the full sizes cost less than a quick mode of 100,000 each), sized from a pilot (400,000 steps per
-# case, seed 0: the correction alpha D was 22.0, 214 and 75.7 standard errors, its larger component per
-# case): a correction off by half (the claim's failing test) must be detected with power 0.99,
-# D / 2 >= (z_crit + z_0.99) s.e. = 6.09 s.e., with 10% to spare: n >= 400,000 (2 x 1.1 x 6.09 / that)^2
-# = 149,000, 1,600, 12,500; at least 20,000 (the mean of one-step increments, products of Gaussians,
-# close to normal), so 150,000, 20,000, 20,000.
+# Single steps per case, in both modes (these cost less than the former quick mode's 100,000 per case),
+# sized from a pilot (400,000 steps per case, seed 0: the correction alpha D was 22.0, 214 and 75.7
+# standard errors, its larger component per case): a correction off by half (the claim's failing test)
+# must be detected with power 0.99, D / 2 >= (z_crit + z_0.99) s.e. = 6.09 s.e., with 10% to spare:
+# n >= 400,000 (2 x 1.1 x 6.09 / that)^2 = 149,000, 1,600, 12,500; at least 20,000 (the mean of one-step
+# increments, products of Gaussians, close to normal), so 150,000, 20,000, 20,000.
 _RUNS = {True: (150_000, 20_000, 20_000), False: (150_000, 20_000, 20_000)}
 _COMPONENTS = (0, 1)  # kappa, nu: where D is not zero on M
 
