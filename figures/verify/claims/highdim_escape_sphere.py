@@ -26,12 +26,15 @@ _BAND = 0.05           # the density at a quartile from the predicted quantiles 
 
 
 def _quantile_se(times, q, n):
-    """Standard error of the sample q-quantile of n draws from the predicted law of the aligned
-    runs' times: sqrt(q (1 - q) / n) / f(Q(q)), f from the predicted quantiles at q -+ _BAND,
-    plus the logging resolution (a uniform rounding of sd log_every / sqrt(12))."""
+    """Standard error of the difference between the sample q-quantile of n aligned runs and the same
+    quantile of the prediction's aligned draws ``times`` (both independent samples of the same law if
+    the prediction holds): sqrt(q (1 - q) (1 / n + 1 / len(times))) / f(Q(q)), f from the predicted
+    quantiles at q -+ _BAND, and the runs' logging resolution (a uniform rounding of sd
+    log_every / sqrt(12))."""
     lo, hi = np.quantile(times, [q - _BAND, q + _BAND])
     density = 2 * _BAND / (hi - lo)
-    return float(np.hypot(np.sqrt(q * (1 - q) / n) / density, _LOG_EVERY / np.sqrt(12.0)))
+    sampling = np.sqrt(q * (1 - q) * (1.0 / n + 1.0 / len(times))) / density
+    return float(np.hypot(sampling, _LOG_EVERY / np.sqrt(12.0)))
 
 
 def escape_sphere_rows(n_runs, rng):
@@ -80,7 +83,8 @@ def highdim_escape_sphere(quick: bool, rng) -> Check:
                        f"{law.rates[1]:.4f}, route boundary {law.boundary:.3f} rad)"),
         derivation=f"Bonferroni over {len(z)} z-tests, family-wise false-failure rate {_FAMILY}: the share "
                    "(binomial variance of the runs and of the draws) and each quartile (standard error "
-                   "sqrt(q(1-q)/n)/f from the predicted law's density, and the logging resolution); power "
+                   "sqrt(q(1-q)(1/n + 1/n_draws))/f from the predicted law's density, n and n_draws the aligned "
+                   "runs and draws, and the logging resolution); power "
                    f"{_POWER} against a {_DETECT:.0%} error of any predicted quartile; a share off by "
                    f"{share_detectable:.2f} is detected with the same power",
         details={"predicted_quartiles": list(predicted), "measured_quartiles": list(measured),
