@@ -231,7 +231,7 @@ CORRUPTIONS = {
         lambda *a, **k: (lambda w: dataclasses.replace(w, on_m=np.ones_like(w.on_m)))(f(*a, **k)))),
     # the covariance without the fluctuation term's derivative (J + d(alpha D)/dx only): sd ~30% high at d = 10^3
     "highdim-one-run-spread": patch("numerics.highdim.fluctuations._velocity_terms", lambda f: (
-        lambda *a, **k: (*f(*a, **k)[:3], 0.0 * f(*a, **k)[3]))),
+        lambda *a, **k: (lambda r: (*r[:3], None if r[3] is None else 0.0 * r[3]))(f(*a, **k)))),
     # the fast mode's variance halved in the drift of one run: at c = 2 the fixed point moves by ~0.1
     "highdim-largest-step": patch("numerics.highdim.per_run.fast_mode", lambda f: (
         lambda *a, **k: dataclasses.replace(f(*a, **k), variance=0.5 * f(*a, **k).variance))),

@@ -116,23 +116,28 @@ def _noise_terms(problem, x, Sigma, J, batch_size, average_fast):
     return D, C
 
 
-def _velocity_terms(problem, x, Sigma, spread):
+def _velocity_terms(problem, x, Sigma, spread, curvature_jacobian=True):
     """(F(x), J = dF/dx, curvature term (1/2) sum Sigma_ij d_i d_j F at x, its Jacobian at fixed Sigma), all
     from one vectorised evaluation of the closed-form flow. The curvature by sigma points x +- sigma_k u_k
     (columns of ``spread``), J by central differences (step _JAC_STEP). The curvature's Jacobian,
     (1/2) sum_k w_k d/dx d^2F/du_k^2 over the eigenpairs (w_k, u_k) of Sigma, by a central difference
     (step _CURV_STEP) of second differences (step _CURV_STEP) along the u_k weighted by the signed w_k:
     smooth in Sigma (the sigma points' clamp of negative w_k is not), and exact along theta, eta, rho,
-    where F is cubic."""
-    w, U = np.linalg.eigh(Sigma)
-    h, e = _JAC_STEP * np.eye(5), _CURV_STEP * np.eye(5)
-    centres = np.vstack([x + e, x - e])                                       # (10, 5)
-    stencil = np.concatenate([centres[:, None], centres[:, None] + _CURV_STEP * U.T,
-                              centres[:, None] - _CURV_STEP * U.T], axis=1)    # (10, 11, 5)
-    points = np.vstack([x, x + spread.T, x - spread.T, x + h, x - h, stencil.reshape(-1, 5)])
-    F = population_velocity(problem, points)
+    where F is cubic; None when ``curvature_jacobian`` is False (its 110 points are then not evaluated)."""
+    h = _JAC_STEP * np.eye(5)
+    points = [x[None], x + spread.T, x - spread.T, x + h, x - h]
+    if curvature_jacobian:
+        w, U = np.linalg.eigh(Sigma)
+        e = _CURV_STEP * np.eye(5)
+        centres = np.vstack([x + e, x - e])                                       # (10, 5)
+        stencil = np.concatenate([centres[:, None], centres[:, None] + _CURV_STEP * U.T,
+                                  centres[:, None] - _CURV_STEP * U.T], axis=1)    # (10, 11, 5)
+        points.append(stencil.reshape(-1, 5))
+    F = population_velocity(problem, np.vstack(points))
     curvature = 0.5 * np.sum(F[1:6] + F[6:11] - 2.0 * F[0], axis=0)
     J = ((F[11:16] - F[16:21]) / (2.0 * _JAC_STEP)).T
+    if not curvature_jacobian:
+        return F[0], J, curvature, None
     S = F[21:].reshape(10, 11, 5)
     second = 0.5 * np.einsum("k,ckj->cj", w, S[:, 1:6] + S[:, 6:11] - 2.0 * S[:, :1]) / _CURV_STEP ** 2
     J_curvature = ((second[:5] - second[5:]) / (2.0 * _CURV_STEP)).T
@@ -166,10 +171,11 @@ def moment_closure_rhs(problem, z, *, alpha, batch_size, discrete_time=True, ave
     Sigma = Sigma + np.triu(Sigma, 1).T
     w, U = np.linalg.eigh(Sigma)
     spread = U * np.sqrt(np.maximum(w, 0.0))          # columns sigma_k u_k
-    F0, J, curvature, J_curvature = _velocity_terms(problem, x, Sigma, spread)
+    mean_drift = covariance_jacobian == "mean_drift"
+    F0, J, curvature, J_curvature = _velocity_terms(problem, x, Sigma, spread, curvature_jacobian=mean_drift)
     D, C = _noise_terms(problem, x, Sigma, J, batch_size, average_fast)
     dx = F0 + alpha * D + curvature
-    if covariance_jacobian == "mean_drift":
+    if mean_drift:
         J = J + J_curvature + correction_jacobian(problem, x, alpha=alpha, batch_size=batch_size)
     dSigma = J @ Sigma + Sigma @ J.T + (alpha / batch_size) * C
     if discrete_time:
