@@ -13,6 +13,7 @@ from theory.parameters import OVERLAP_NAMES, Overlaps
 from ..dynamics.flow import overlap_flow, schedule_in_flow_time
 from ..dynamics.ode import OdeOptions
 from ..dynamics.schedules import lambda_setting
+from ..montecarlo.statistics import sd_with_stderr
 from ..sgd.reduced import online_sgd_reduced
 from .effective_flow import EFFECTIVE_ODE, check_highdim_settings, effective_flow
 from .fluctuations import moment_closure_flow
@@ -105,9 +106,6 @@ def compare_with_sgd(problem, start, *, c, batch_size, t_end, n_runs, rng, n_log
     x = np.stack([getattr(run, k) for k in OVERLAP_NAMES])  # (5, n_t, n_runs)
     if up_to_sign:
         x[:4] *= np.where(x[0] + x[1] < 0, -1.0, 1.0)
-    mean, sd = x.mean(axis=2), x.std(axis=2, ddof=1)
-    m4 = np.mean((x - mean[:, :, None]) ** 4, axis=2)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        sd_se = np.sqrt(np.maximum(m4 - sd ** 4, 0.0) / n_runs) / (2.0 * sd)
+    mean, (sd, sd_se) = x.mean(axis=2), sd_with_stderr(x, axis=2)
     sup = {k: float(np.max(np.abs(mean[:2] - y[:2]))) for k, y in preds.items()}
     return SGDComparison(t, mean, sd / np.sqrt(n_runs), preds, sup, n_runs, sd, sd_se, covs)

@@ -6,13 +6,15 @@ comparisons, each two-sided, pass together with probability >= 1 - rate when eac
 Bonferroni critical value z_crit = Phi^-1(1 - rate / (2 m)) (union bound over the 2 m tails).
 A true relative error delta is detected with probability >= power when
 (z_crit + Phi^-1(power)) se <= delta |x| (the shifted z-score then exceeds z_crit).
+``sd_with_stderr``: a sample standard deviation with its delta-method standard error.
 """
 
 from __future__ import annotations
 
+import numpy as np
 import scipy  # scipy.stats loads on first use (scipy's lazy submodules)
 
-__all__ = ["bonferroni_z", "power_z"]
+__all__ = ["bonferroni_z", "power_z", "sd_with_stderr"]
 
 
 def bonferroni_z(rate: float, m: int = 1) -> float:
@@ -31,3 +33,15 @@ def power_z(power: float) -> float:
     if not 0 < power < 1:
         raise ValueError(f"power={power!r} is not allowed: need 0 < power < 1")
     return float(scipy.stats.norm.ppf(power))
+
+
+def sd_with_stderr(x, axis=-1):
+    """(s, se(s)): the sample standard deviation of ``x`` along ``axis`` (ddof 1) and its standard error
+    by the delta method on the sample variance, var(s^2) ~ (m4 - s^4) / n (m4 the fourth central
+    moment), se(s) = se(s^2) / (2 s); nan where s = 0."""
+    x = np.asarray(x, dtype=float)
+    n = x.shape[axis]
+    sd = x.std(axis=axis, ddof=1)
+    m4 = np.mean((x - x.mean(axis=axis, keepdims=True)) ** 4, axis=axis)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return sd, np.sqrt(np.maximum(m4 - sd ** 4, 0.0) / n) / (2.0 * sd)
