@@ -131,12 +131,11 @@ def sgd_step_cost(repeat, steps):
 
     noise, a11, n21, a22 = draw_noise()
     KV = np.array([[0.6, 0.0, 0.8, 0.0], [0.36, 0.48, 0.6, 0.52]])
-    scale2, lam, rows, table = np.ones(50), np.linspace(2.0, 1.8, steps), np.full(steps, -1), erf_table()
-    scale2[::10] = 0.5
+    lam, rows, table = np.linspace(2.0, 1.8, steps), np.full(steps, -1), erf_table()
     for code, name in ((ERF, "erf"), (SOFTMAX, "softmax")):
         us = cpu_per_unit(lambda: sgd_reduced_kernel(KV.copy(), streams[0], math.sqrt(0.5), math.sqrt(40.0), noise,
                                                      -1e-3 * a11, -1e-3 * n21, -1e-3 * a22, lam, 1e-3, 0.4, 10,
-                                                     scale2, rows, np.empty((0, 2, 4)), code, table), steps, repeat)
+                                                     rows, np.empty((0, 2, 4)), code, table), steps, repeat)
         print(f"- the compiled step ({name} member), tokens drawn in it: {us:.2f} us")
     us = cpu_per_unit(draw_noise, steps, repeat)
     print(f"- NumPy draws the targets' noise and the Bartlett variables (B + 3 = 8 numbers): {us:.2f} us")
@@ -144,7 +143,7 @@ def sgd_step_cost(repeat, steps):
 
 def sgd_profile(repeat):
     """Where a reduced-SGD run-step goes (paper settings, one run): the whole compiled step (the kernel
-    called directly on one run's token generator, 20,000 steps); the 4 B L = 200 token normals per
+    called directly on one run's token generator, 20,000 steps); the 4 B + 2 B (L - 1) + 8 = 118 token-stream normals per
     step drawn by NumPy in blocks of steps (the reference route) and by numba inside a compiled loop
     (the kernel route, same numbers); the targets' noise and the Bartlett variables drawn by NumPy
     (as ``numerics.sgd.reduced`` draws them, B + 3 numbers per step); erf (the kernels' erf_poly, libm's)
@@ -174,11 +173,11 @@ def sgd_profile(repeat):
     print(f"Reduced SGD, paper settings, per run-step (best of {repeat}) [{load()}]:")
     sgd_step_cost(repeat, steps)
     for floats in (2**13, 2**17, 2**21):
-        n = floats // 208  # 4 B L + B + 3 = 208 numbers per step
-        out = np.empty((n, 4, 50))
+        n = floats // 126  # 118 token-stream normals + B + 3 = 126 numbers per step
+        out = np.empty((n, 118))
         us = cpu_per_unit(lambda: gen.standard_normal(out=out), n, repeat)
-        print(f"- NumPy draws the 200 token normals, blocks of {floats} floats ({n} steps): {us:.2f} us")
-    out = np.empty((steps, 4, 50))
+        print(f"- NumPy draws the 118 token-stream normals, blocks of {floats} floats ({n} steps): {us:.2f} us")
+    out = np.empty((steps, 118))
     print(f"- numba draws them in the compiled loop: {cpu_per_unit(lambda: draw_in_kernel(gen, out), steps, repeat):.2f} us")
     xs, res = np.random.default_rng(0).standard_normal(10**6) * 2.0, np.empty(10**6)
     for poly, name in ((True, "erf_poly"), (False, "libm erf")):

@@ -127,40 +127,50 @@ def test_nonlinearity_members_on_the_kernel(sigma):
 
 @pytest.mark.parametrize("member", ["erf", "softmax"])
 @pytest.mark.parametrize("d, B, L", [(80, 5, 10), (4, 3, 4)])
-def test_kernel_draws_the_reference_tokens_bit_for_bit(d, B, L, member):
-    """The kernel's own token draws (numba's standard_normal on the run's Generator, ``_draw_step``)
-    are the reference's ``_draw_chunk`` tokens and targets, bit for bit, and leave the generator in
-    the same state: the same seed means the same numbers on both routes, over several blocks. The
-    projections and, for erf, the gate and exp(-(lambda p)^2) that ``_draw_step`` computes as each
-    token is completed are the reference's formulas: erf within 4 eps relative of SciPy's (each within
-    2 eps of the exact value, docs/math/kernels.md#erf-by-piecewise-polynomials), exp within 2 eps
-    (two correctly rounded-to-1-ulp exps), p and q within 4 ulps of their terms' size (sums of 4)."""
+@pytest.mark.parametrize("KV", [[[0.6, 0.0, 0.8, 0.0], [0.36, 0.48, 0.6, 0.52]], [[0.6, 0.8, 0.0, 0.0], [0.6, 0.8, 0.0, 0.0]]],
+                         ids=["generic", "v=k"])
+def test_kernel_draws_the_reference_tokens_bit_for_bit(d, B, L, member, KV):
+    """The kernel's own draws (numba's standard_normal on the run's Generator, ``_draw_step``) are the
+    reference's ``_draw_chunk`` numbers (informative tokens, noise tokens' plane coordinates, complement
+    normals) and targets, bit for bit, and leave the generator in the same state: the same seed means the
+    same numbers on both routes, over several blocks. The plane basis (e_a, e_b) is the reference's
+    ``plane_basis`` bit for bit (same sums in the same order; e_b = 0 at v = k). The projections and, for
+    erf, the gate and exp(-(lambda p)^2) that ``_draw_step`` computes as each token is completed are the
+    reference's formulas: erf within 4 eps relative of SciPy's (each within 2 eps of the exact value,
+    docs/math/kernels.md#erf-by-piecewise-polynomials), exp within 2 eps (two correctly rounded-to-1-ulp
+    exps), p and q within 4 ulps of their terms' size (sums of at most 4 products)."""
     from numba import njit
     from scipy.special import erf
 
     import numerics.sgd.reduced as sr
     from numerics.kernels import sgd_step as ks
     from numerics.kernels.erf_poly import erf_table
+    from numerics.sgd.plane import frame_tokens, plane_basis
 
     @njit
-    def kernel_draws(gen, gamma, mean, L, noise, KV, lam, code, table, X, Y, PQ, CE):
+    def kernel_draws(gen, gamma, mean, L, noise, KV, lam, code, table, X, AB, Zs, Es, Y, PQ, CE):
         for j in range(X.shape[0]):
-            ks._draw_step(gen, gamma, mean, L, noise[j], KV, lam, code, table, X[j], Y[j], PQ[j], CE[j])
+            ks._draw_step(gen, gamma, mean, L, noise[j], KV, lam, code, table, X[j], AB[j], Zs[j], Es[j], Y[j],
+                          PQ[j], CE[j])
 
-    gamma, eps, n, lam = np.sqrt(0.5), 0.1, 300, 1.3
+    gamma, eps, n, lam, KV = np.sqrt(0.5), 0.1, 300, 1.3, np.array(KV)
     code = {"erf": ks.ERF, "softmax": ks.SOFTMAX}[member]
-    KV = np.array([[0.6, 0.0, 0.8, 0.0], [0.36, 0.48, 0.6, 0.52]])
+    E, nk, va, vb = plane_basis(KV[None])
     streams = lambda: sr.child_streams(np.random.default_rng(d), 5)[:4]
     ref, ker = streams(), streams()
     for _ in range(2):  # two blocks: the state carries over
-        X, Y, *_ = sr._draw_chunk([ref], n, d, B, L, gamma, eps)
+        inf, ab, Z, Y, *_ = sr._draw_chunk([ref], n, d, B, L, gamma, eps)
         noise = sr._draw_noise([ker], n, d, B, eps)[0][0]
-        Xk, Yk, PQ, CE = np.empty((n, 4, B * L)), np.empty((n, B)), np.empty((n, 2, B * L)), np.empty((n, 2, B * L))
-        kernel_draws(ker[0], gamma, float(np.sqrt(d / 2.0)), L, noise, KV, lam, code, erf_table(), Xk, Yk, PQ, CE)
-        np.testing.assert_array_equal(Xk, X[0])
-        np.testing.assert_array_equal(Yk, Y[0])
-        pq = np.einsum("ac,jci->jai", KV, X[0])  # sums of 4 products: within 4 ulps of their terms' size
-        scale = np.einsum("ac,jci->jai", np.abs(KV), np.abs(X[0]))
+        out = [np.empty(shape) for shape in ((n, 4, B), (n, 2, B * (L - 1)), (n, 2, 4), (n, 2, 4), (n, B),
+                                             (n, 2, B * L), (n, 2, B * L))]
+        kernel_draws(ker[0], gamma, float(np.sqrt(d / 2.0)), L, noise, KV, lam, code, erf_table(), *out)
+        for got, want in zip(out[:3] + out[4:5], (inf[0], ab[0], Z[0], Y[0])):
+            np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(out[3], np.broadcast_to(E, out[3].shape))
+        x = np.stack([frame_tokens(E, inf[0, j:j + 1], ab[0, j:j + 1], L)[0] for j in range(n)])
+        PQ, CE = out[5:]
+        pq = np.einsum("ac,jci->jai", KV, x)  # sums of 4 products: within 4 ulps of their terms' size
+        scale = np.einsum("ac,jci->jai", np.abs(KV), np.abs(x))
         assert np.all(np.abs(PQ - pq) <= 4 * EPS * scale)
         if member == "erf":
             lp = lam * PQ[:, 0]

@@ -5,7 +5,8 @@ the projections p, q of the B L tokens in the frame F, the gate erf(lambda p) (o
 weights of ``theory.nonlinearity``'s softmax member), the residuals and
 the gradient coefficients (c, e); the Cholesky factor of their 2x2 covariance and the Bartlett
 pair (u5; w5, w6); the projected step in the 6-dim frame, normalisation and the Gram-Schmidt step
-back to Cholesky coordinates. The tokens in F are drawn here from the run's own
+back to Cholesky coordinates. The informative tokens in F, the noise tokens' plane coordinates and the
+complement normals (``numerics.sgd.plane``, ``sgd_plane``) are drawn here from the run's own
 ``numpy.random.Generator`` (numba's ``standard_normal``: NumPy's numbers, in the reference's order);
 the targets' noise and the Bartlett variables are drawn by NumPy and passed in, as on the reference
 route. erf is ``erf_poly`` (piecewise polynomials, ~1 ulp); the rest is the reference's arithmetic
@@ -21,6 +22,7 @@ import numpy as np
 
 from ._jit import jit
 from .erf_poly import erf_poly
+from .sgd_plane import chol2, in_frame, plane
 
 __all__ = ["ERF", "SOFTMAX", "sgd_reduced_kernel"]
 
@@ -73,76 +75,102 @@ def _erf_coefficients(PQ, y, lam, two_over_b, L, CE):
 
 
 @jit
-def _draw_step(gen, gamma, mean, L, noise, KV, lam, member, table, x, y, PQ, CE):
-    """The step's tokens in F, x (4, B L), their projections PQ = KV x (2, B L) and the targets y (B,)
-    from the run's token generator: 4 B L standard normals in the reference's order
-    (``numerics.sgd.reduced._draw_chunk``: C order of (4, B L)), the informative tokens (b L) times
-    gamma, mean added to their first coordinate, y_b = x[1, b L] + noise_b (noise = eps xi, drawn by
-    NumPy). Token i is projected as soon as its last coordinate is drawn and, for the erf member, its
-    gate erf(lambda p) and exp(-(lambda p)^2) go to CE[1, i], CE[0, i] (``_erf_coefficients``), so
-    that this arithmetic overlaps the generator's sequential work."""
-    BL, b, b_next = x.shape[1], 0, 0
-    k0, k1, k2, k3, v0, v1, v2, v3 = KV[0, 0], KV[0, 1], KV[0, 2], KV[0, 3], KV[1, 0], KV[1, 1], KV[1, 2], KV[1, 3]
-    for c in range(3):
-        for i in range(BL):
-            x[c, i] = gen.standard_normal()
-    for i in range(BL):
-        x[3, i] = gen.standard_normal()
-        if i == b_next:  # the informative token of sequence b
-            for c in range(4):
-                x[c, i] = x[c, i] * gamma
-            x[0, i] = x[0, i] + mean
-            y[b] = x[1, i] + noise[b]
-            b, b_next = b + 1, b_next + L
-        x0, x1, x2, x3 = x[0, i], x[1, i], x[2, i], x[3, i]
-        p = k0 * x0 + k1 * x1 + k2 * x2 + k3 * x3
-        PQ[0, i], PQ[1, i] = p, v0 * x0 + v1 * x1 + v2 * x2 + v3 * x3
-        if member == ERF:
-            lp = lam * p
-            CE[1, i] = erf_poly(lp, table)
-            CE[0, i] = math.exp(-(lp * lp))  # erf'(lp) sqrt(pi) / 2, scaled in _erf_coefficients
+def _gate(lam, p, i, member, table, CE):
+    """For the erf member, erf(lambda p) and exp(-(lambda p)^2) of token i into CE[1, i], CE[0, i]
+    (``_erf_coefficients``)."""
+    if member == ERF:
+        lp = lam * p
+        CE[1, i] = erf_poly(lp, table)
+        CE[0, i] = math.exp(-(lp * lp))  # erf'(lp) sqrt(pi) / 2, scaled in _erf_coefficients
 
 
 @jit
-def _sums(x, PQ, CE, scale2, F):
-    """One pass over the B L tokens: the 2x2 covariance (s00, s01, s11) of (u, w), the inner
-    products A = (<c, p>, <e, q>) and, into F[:, :4], the in-frame gradient parts sum c x, sum e x
-    (accumulated in locals, token by token)."""
-    s00 = s01 = s11 = A0 = A1 = 0.0
-    g0 = g1 = g2 = g3 = h0 = h1 = h2 = h3 = 0.0
-    for i in range(x.shape[1]):
+def _draw_step(gen, gamma, mean, L, noise, KV, lam, member, table, x, ab, Z, E, y, PQ, CE):
+    """The step's token-stream numbers in the reference's order (``numerics.sgd.plane.draw_tokens``):
+    the informative tokens in F, x (4, B) (times gamma, mean added to the first coordinate), the noise
+    tokens' plane coordinates ab (2, B (L-1)), the complement normals Z (2, 4); the projections PQ
+    (2, B L) (informative: KV x; noise: p = |k| a, q = <v, e_a> a + <v, e_b> b, ``sgd_plane.plane``), the targets
+    y_b = x[1, b] + noise_b (noise = eps xi, drawn by NumPy) and, for the erf member, each token's gate
+    and exp(-(lambda p)^2) as soon as its p is known (``_gate``: this arithmetic overlaps the generator's
+    sequential work). E (2, 4): (e_a, e_b) of KV, in place."""
+    B = x.shape[1]
+    k0, k1, k2, k3, v0, v1, v2, v3 = KV[0, 0], KV[0, 1], KV[0, 2], KV[0, 3], KV[1, 0], KV[1, 1], KV[1, 2], KV[1, 3]
+    for c in range(3):
+        for i in range(B):
+            x[c, i] = gen.standard_normal()
+    for i in range(B):
+        x[3, i] = gen.standard_normal()
+        for c in range(4):
+            x[c, i] = x[c, i] * gamma
+        x[0, i] = x[0, i] + mean
+        y[i] = x[1, i] + noise[i]
+        x0, x1, x2, x3 = x[0, i], x[1, i], x[2, i], x[3, i]
+        p = k0 * x0 + k1 * x1 + k2 * x2 + k3 * x3
+        PQ[0, i * L], PQ[1, i * L] = p, v0 * x0 + v1 * x1 + v2 * x2 + v3 * x3
+        _gate(lam, p, i * L, member, table, CE)
+    nk, va, vb = plane(KV, E)
+    N = ab.shape[1]
+    for j in range(N):
+        ab[0, j] = gen.standard_normal()
+    for j in range(N):
+        ab[1, j] = gen.standard_normal()
+        i = (j // (L - 1)) * L + j % (L - 1) + 1
+        p = nk * ab[0, j]
+        PQ[0, i], PQ[1, i] = p, va * ab[0, j] + vb * ab[1, j]
+        _gate(lam, p, i, member, table, CE)
+    for r in range(2):
+        for c in range(4):
+            Z[r, c] = gen.standard_normal()
+
+
+@jit
+def _sums(x, ab, L, gamma2, PQ, CE, F, P):
+    """One pass over the B L tokens: the 2x2 covariance (s00, s01, s11) of the perpendicular pair (u, w)
+    (informative tokens weighted by gamma^2), that of the noise tokens alone (n00, n01, n11) and the inner
+    products A = (<c, p>, <e, q>), returned; into F[:, :4] the informative tokens' in-frame gradient parts
+    sum c x, sum e x, into P the noise tokens' plane sums (sum c a, sum c b, sum e a, sum e b)."""
+    s00 = s01 = s11 = n00 = n01 = n11 = A0 = A1 = 0.0
+    g0 = g1 = g2 = g3 = h0 = h1 = h2 = h3 = ca = cb = ea = eb = 0.0
+    for b in range(x.shape[1]):
+        i = b * L
         ci, ei = CE[0, i], CE[1, i]
-        c0, c1 = ci * scale2[i], ei * scale2[i]
+        c0, c1 = ci * gamma2, ei * gamma2
         s00 += c0 * ci
         s01 += c0 * ei
         s11 += c1 * ei
         A0 += ci * PQ[0, i]
         A1 += ei * PQ[1, i]
-        x0, x1, x2, x3 = x[0, i], x[1, i], x[2, i], x[3, i]
+        x0, x1, x2, x3 = x[0, b], x[1, b], x[2, b], x[3, b]
         g0, g1, g2, g3 = g0 + ci * x0, g1 + ci * x1, g2 + ci * x2, g3 + ci * x3
         h0, h1, h2, h3 = h0 + ei * x0, h1 + ei * x1, h2 + ei * x2, h3 + ei * x3
+        for l in range(1, L):
+            j, i = b * (L - 1) + l - 1, i + 1
+            ci, ei = CE[0, i], CE[1, i]
+            n00 += ci * ci
+            n01 += ci * ei
+            n11 += ei * ei
+            A0 += ci * PQ[0, i]
+            A1 += ei * PQ[1, i]
+            a, bj = ab[0, j], ab[1, j]
+            ca, cb, ea, eb = ca + ci * a, cb + ci * bj, ea + ei * a, eb + ei * bj
     F[0, 0], F[0, 1], F[0, 2], F[0, 3] = g0, g1, g2, g3
     F[1, 0], F[1, 1], F[1, 2], F[1, 3] = h0, h1, h2, h3
-    return s00, s01, s11, A0, A1
+    P[0], P[1], P[2], P[3] = ca, cb, ea, eb
+    return s00 + n00, s01 + n01, s11 + n11, n00, n01, n11, A0, A1
 
 
 @jit
-def _step(KV, x, y, lam, alpha, two_over_b, L, scale2, u_a11, u_n21, u_a22, PQ, CE, F, member, table):
-    """One step on KV (2, 4) in place, given the tokens x and their projections PQ = KV x (``_draw_step``);
-    u_* = -alpha (a11, n21, a22) of this step; CE (2, B L) and F (2, 6) are work space."""
+def _step(KV, x, ab, Z, E, y, lam, alpha, two_over_b, L, gamma2, u_a11, u_n21, u_a22, PQ, CE, F, P, member):
+    """One step on KV (2, 4) in place, given the step's numbers and projections (``_draw_step``);
+    u_* = -alpha (a11, n21, a22) of this step; CE (2, B L), F (2, 6) and P (4,) are work space."""
     if member == SOFTMAX:
         _softmax_coefficients(PQ, y, lam, two_over_b, L, CE)
     else:
         _erf_coefficients(PQ, y, lam, two_over_b, L, CE)
-    s00, s01, s11, A0, A1 = _sums(x, PQ, CE, scale2, F)
-    l11 = math.sqrt(s00)
-    l21 = s01 / max(l11, _TINY)  # |S01| <= l11 sqrt(S11): l11 = 0 forces S01 = 0
-    l22 = math.sqrt(max(s11 - l21 * l21, 0.0))
+    s00, s01, s11, n00, n01, n11, A0, A1 = _sums(x, ab, L, gamma2, PQ, CE, F, P)
+    l11, l21, l22 = chol2(s00, s01, s11)
     u5, w5, w6 = l11 * u_a11, l21 * u_a11 + l22 * u_n21, l22 * u_a22
-    A0, A1 = A0 * alpha + 1.0, A1 * alpha + 1.0
-    for c in range(4):
-        F[0, c] = KV[0, c] * A0 - F[0, c] * alpha
-        F[1, c] = KV[1, c] * A1 - F[1, c] * alpha
+    in_frame(KV, E, Z, P, ab.shape[1], n00, n01, n11, alpha, A0, A1, F)
     F[0, 4], F[0, 5], F[1, 4], F[1, 5] = u5, 0.0, w5, w6
     for a in range(2):
         n2 = 0.0
@@ -167,7 +195,7 @@ def _step(KV, x, y, lam, alpha, two_over_b, L, scale2, u_a11, u_n21, u_a22, PQ, 
 
 @jit
 def sgd_reduced_kernel(KV, gen, gamma, mean, noise, u_a11, u_n21, u_a22, lam, alpha, two_over_b, L,
-                       scale2, snap_rows, snaps, member, table):
+                       snap_rows, snaps, member, table):
     """Advance one run through the n steps of a chunk, in place, drawing its tokens.
 
     KV (2, 4): Cholesky coordinates; gen: the run's token Generator (numba draws the same stream as
@@ -178,16 +206,17 @@ def sgd_reduced_kernel(KV, gen, gamma, mean, noise, u_a11, u_n21, u_a22, lam, al
     (``theory.nonlinearity``'s softmax member); table: ``erf_poly.erf_table()``.
     """
     n, B = noise.shape
-    BL = B * L
-    x = np.empty((4, BL))
+    x = np.empty((4, B))
+    ab = np.empty((2, B * (L - 1)))
+    Z = np.empty((2, 4))
     y = np.empty(B)
-    PQ = np.empty((2, BL))
-    CE = np.empty((2, BL))
-    F = np.empty((2, 6))
+    PQ = np.empty((2, B * L))
+    CE = np.empty((2, B * L))
+    F, E, P = np.empty((2, 6)), np.empty((2, 4)), np.empty(4)
     for j in range(n):
-        _draw_step(gen, gamma, mean, L, noise[j], KV, lam[j], member, table, x, y, PQ, CE)
-        _step(KV, x, y, lam[j], alpha, two_over_b, L, scale2, u_a11[j], u_n21[j], u_a22[j],
-              PQ, CE, F, member, table)
+        _draw_step(gen, gamma, mean, L, noise[j], KV, lam[j], member, table, x, ab, Z, E, y, PQ, CE)
+        _step(KV, x, ab, Z, E, y, lam[j], alpha, two_over_b, L, gamma * gamma, u_a11[j], u_n21[j], u_a22[j],
+              PQ, CE, F, P, member)
         row = snap_rows[j]
         if row >= 0:
             snaps[row] = KV

@@ -8,7 +8,10 @@ docs/math/sgd-reduced.md#exact-reduced-simulator, in four steps:
 2. Frame: k, v, k*, v* lie in a 4-dim subspace F with basis (k*, v*, f3, f4), in which
    k = (kappa, eta, k3, 0), v = (theta, nu, v3, v4), k3, v4 >= 0 (``cholesky_coordinates``). Each
    token is X = X^F + X^perp with X^perp ~ N(0, s_i^2 I) on F^perp independent of X^F, and the
-   coefficients c_i, e_i of g_k = sum c_i X_i, g_v = sum e_i X_i depend on X^F only.
+   coefficients c_i, e_i of g_k = sum c_i X_i, g_v = sum e_i X_i depend on X^F only. A noise token's
+   X^F is drawn only through its coordinates in a plane containing k and v; its parts off that plane
+   enter g_k, g_v through two sums over the noise tokens, drawn as one Gaussian pair per step
+   (``plane``, docs/math/sgd-reduced.md#aggregated-noise-tokens).
 3. The step: u = sum c_i X_i^perp, w = sum e_i X_i^perp are, given X^F, u = (L A)_11 f5,
    w = (L A)_21 f5 + (L A)_22 f6 with L L^T = Sigma (their 2x2 covariance) and A lower triangular,
    a11^2 ~ chi2(d-4), a22^2 ~ chi2(d-5), n21 ~ N(0, 1) (Bartlett decomposition of the
@@ -29,6 +32,7 @@ from theory.parameters import Overlaps
 
 from .frame import cholesky_coordinates, frame_overlaps
 from .fresh_risk import fresh_test_risk
+from .plane import cholesky2, complement_parts, draw_tokens, frame_tokens, plane_basis, project_complement, token_numbers
 from .trajectory import (SGDTrajectory, TrajectoryLog, check_reduced, child_streams, lambda_path, logged_steps,
                          progress_bar, run_generators)
 
@@ -55,17 +59,14 @@ def _draw_noise(streams, n, d, B, eps):
 
 
 def _draw_chunk(streams, n, d, B, L, gamma, eps):
-    """Randomness of n steps for every run: tokens in F, shape (R, n, 4, B L) (token (b, l) at
-    b L + l, the informative one l = 0) with the informative mean added; targets Y (R, n, B); the
-    Bartlett variables (a11, n21, a22), each (R, n). streams[i] = (tokens, extra, chi2_a, chi2_b)
-    of run i: each is consumed in order, so a run's numbers do not depend on the chunking."""
-    X = np.empty((len(streams), n, 4, B * L))
-    for s, out in zip(streams, X):
-        s[0].standard_normal(out=out)  # fills out in C order: the numbers of shape (n, 4, B L)
-    X[..., ::L] *= gamma
-    X[:, :, 0, ::L] += _informative_mean(d)
+    """Randomness of n steps for every run: the token-stream numbers (``plane.draw_tokens``: informative
+    tokens in F with the informative mean added, (R, n, 4, B); noise tokens' plane coordinates (a, b),
+    (R, n, 2, B (L-1)); the complement normals, (R, n, 2, 4)), the targets Y (R, n, B) and the Bartlett
+    variables (a11, n21, a22), each (R, n). streams[i] = (tokens, extra, chi2_a, chi2_b) of run i: each is
+    consumed in order, so a run's numbers do not depend on the chunking."""
+    inf, ab, Z = draw_tokens(streams, n, d, B, L, gamma, _informative_mean(d))
     noise, a11, n21, a22 = _draw_noise(streams, n, d, B, eps)
-    return X, X[:, :, 1, ::L] + noise, a11, n21, a22
+    return inf, ab, Z, inf[:, :, 1] + noise, a11, n21, a22
 
 
 def _coefficients(KV, x, y, lam, two_over_b, B):
@@ -92,18 +93,18 @@ def _coefficients(KV, x, y, lam, two_over_b, B):
 def _perp_pair(CE, scale2, a11, n21, a22):
     """Coordinates (u5, w5, w6) of u = sum c_i X_i^perp = u5 f5 and w = sum e_i X_i^perp
     = w5 f5 + w6 f6: the rows of L A (Bartlett, module docstring step 3), with L L^T = Sigma."""
-    S = (CE * scale2) @ CE.transpose(0, 2, 1)
-    l11 = np.sqrt(S[:, 0, 0])
-    l21 = S[:, 0, 1] / np.maximum(l11, _TINY)  # |S01| <= l11 sqrt(S11): l11 = 0 forces S01 = 0
-    l22 = np.sqrt(np.maximum(S[:, 1, 1] - l21 * l21, 0.0))
+    l11, l21, l22 = cholesky2((CE * scale2) @ CE.transpose(0, 2, 1))
     return l11 * a11, l21 * a11 + l22 * n21, l22 * a22
 
 
-def _advance(KV, x, PQ, CE, alpha, u5, w5, w6, F):
+def _advance(KV, x, PQ, CE, alpha, u5, w5, w6, F, off_plane=None):
     """The projected, normalised step (module docstring steps 3-4) given the coefficients and the
     perpendicular pair -alpha (u, w) in coordinates (u5; w5, w6). F: an (R, 2, 6) work array
-    whose entries F[:, 0, 5] are zero. Returns the new Cholesky coordinates KV (R, 2, 4)."""
+    whose entries F[:, 0, 5] are zero. ``off_plane``: None, or the noise tokens' in-frame parts (U, W)
+    (R, 2, 4) that x leaves out (``plane.complement_parts``). Returns the new Cholesky coordinates KV."""
     G = CE @ x.transpose(0, 2, 1)               # in-frame parts of g_k, g_v
+    if off_plane is not None:
+        G += off_plane
     A = np.add.reduce(CE * PQ, axis=-1)         # <k, g_k>, <v, g_v>
     A *= alpha
     A += 1.0
@@ -130,22 +131,28 @@ def _advance(KV, x, PQ, CE, alpha, u5, w5, w6, F):
 
 
 def sgd_step(KV, x, y, lam, alpha, two_over_b, B, scale2, u_a11, u_n21, u_a22, F,
-              coefficients=_coefficients):
-    """One SGD step on KV (R, 2, 4); u_* = -alpha (a11, n21, a22)."""
+              coefficients=_coefficients, complement=None):
+    """One SGD step on KV (R, 2, 4); u_* = -alpha (a11, n21, a22). x: the tokens in F (R, 4, B L), in full,
+    or, with ``complement`` = (noise, QZ) (``plane``: the noise tokens' indicator (B L,) and the projected
+    complement normals (R, 2, 4)), with the noise tokens reduced to their plane parts (``plane.frame_tokens``)."""
     PQ, CE = coefficients(KV, x, y, lam, two_over_b, B)
     u5, w5, w6 = _perp_pair(CE, scale2, u_a11, u_n21, u_a22)
-    return _advance(KV, x, PQ, CE, alpha, u5, w5, w6, F)
+    off_plane = None if complement is None else complement_parts(CE, *complement)
+    return _advance(KV, x, PQ, CE, alpha, u5, w5, w6, F, off_plane)
 
 
 def _advance_numpy(KV, streams, lam, alpha, shape, scale2, snap_at, work, coefficients=_coefficients):
     """The steps of one chunk (reference route: ``_draw_chunk``, ``sgd_step``); returns the final KV
     and the KV after each step of ``snap_at`` (indices into the chunk); shape = (d, B, L, gamma, eps)."""
     d, B, L, gamma, eps = shape
-    X, Y, a11, n21, a22 = _draw_chunk(streams, len(lam), d, B, L, gamma, eps)
+    inf, ab, Z, Y, a11, n21, a22 = _draw_chunk(streams, len(lam), d, B, L, gamma, eps)
     lam_list, snaps, wanted = lam.tolist(), [], set(snap_at.tolist())
+    noise = (np.arange(B * L) % L != 0).astype(float)  # the noise tokens' indicator
     for j in range(len(lam_list)):
-        KV = sgd_step(KV, X[:, j], Y[:, j], lam_list[j], alpha, 2.0 / B, B, scale2,
-                       -alpha * a11[:, j], -alpha * n21[:, j], -alpha * a22[:, j], work, coefficients)
+        E = plane_basis(KV)[0]
+        KV = sgd_step(KV, frame_tokens(E, inf[:, j], ab[:, j], L), Y[:, j], lam_list[j], alpha, 2.0 / B, B, scale2,
+                       -alpha * a11[:, j], -alpha * n21[:, j], -alpha * a22[:, j], work, coefficients,
+                       (noise, project_complement(E, Z[:, j])))
         if j in wanted:
             snaps.append(KV)
     return KV, snaps
@@ -165,7 +172,7 @@ def _advance_kernel(KV, streams, lam, alpha, shape, scale2, snap_at, work, membe
     for k, s in enumerate(streams):
         noise, a11, n21, a22 = (x[0] for x in _draw_noise([s], len(lam), d, B, eps))
         sgd_reduced_kernel(KV[k], s[0], float(gamma), float(_informative_mean(d)), noise, -alpha * a11,
-                           -alpha * n21, -alpha * a22, lam, float(alpha), 2.0 / B, L, scale2, rows, snaps[:, k],
+                           -alpha * n21, -alpha * a22, lam, float(alpha), 2.0 / B, L, rows, snaps[:, k],
                            code, table)
     return KV, list(snaps)
 
@@ -174,7 +181,7 @@ def _chunk_steps(n_steps, n_runs, B, L, kernel):
     """Steps per block of numbers drawn ahead (``_CHUNK_FLOATS`` floats). The kernel route draws B + 3 numbers per
     run-step ahead and runs run by run (one call per run and block): blocks of >= 4096 steps or 1/20 of the path."""
     if not kernel:
-        return max(1, min(n_steps, _CHUNK_FLOATS // (n_runs * (4 * B * L + B + 3))))
+        return max(1, min(n_steps, _CHUNK_FLOATS // (n_runs * (token_numbers(B, L) + B + 3))))
     return max(1, min(n_steps, _CHUNK_FLOATS // (B + 3), max(4096, -(-n_steps // 20))))
 
 
