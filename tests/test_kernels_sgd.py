@@ -65,11 +65,12 @@ def test_figure_configurations(case):
 def test_smallest_dimensions(d, B, L):
     """d = 4 (no orthogonal part: the Bartlett variables are all zero) and d = 5 (a11 only).
 
-    Where these small-d dynamics expand (run 3 at d = 4, B = 3, L = 4, steps 200-500), no rounding
-    is reproducible (as for PGD, docs/math/kernels.md#reduced-sgd): the reference started one ulp
-    away (kappa) separates from itself by up to 1.2e-11 there, above 4 B L n eps = 1.1e-11. Each
-    logged overlap (risk) must then be within the linear bound or within 10 times that own separation;
-    a wrong formula in the kernel moves the overlaps by O(alpha) = 1e-2 at the first step."""
+    Where these small-d dynamics expand, no rounding is reproducible (as for PGD,
+    docs/math/kernels.md#reduced-sgd: with the sampler that drew every token in full, run 3 at d = 4,
+    B = 3, L = 4 expanded in steps 200-500 and the reference started one ulp away (kappa) separated
+    from itself by up to 1.2e-11, above 4 B L n eps = 1.1e-11). Each logged overlap (risk) must be
+    within the linear bound or within 10 times that own separation; a wrong formula in the kernel
+    moves the overlaps by O(alpha) = 1e-2 at the first step."""
     problem = ScheduledProblem(d=d, L=L, gamma=np.sqrt(0.5), eps=0.1, lam=PaperSchedule(lam0=1.5, rate=1e-3))
     start = sample_initial_overlaps(d, 5, np.random.default_rng(d))
     kw = dict(n_steps=1000, batch_size=B, alpha=1e-2, log_every=100, test_size=50)
