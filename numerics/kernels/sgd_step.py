@@ -109,15 +109,16 @@ def _draw_step(gen, gamma, mean, L, noise, KV, lam, member, table, x, ab, Z, E, 
         PQ[0, i * L], PQ[1, i * L] = p, v0 * x0 + v1 * x1 + v2 * x2 + v3 * x3
         _gate(lam, p, i * L, member, table, CE)
     nk, va, vb = plane(KV, E)
-    N = ab.shape[1]
-    for j in range(N):
+    for j in range(ab.shape[1]):
         ab[0, j] = gen.standard_normal()
-    for j in range(N):
-        ab[1, j] = gen.standard_normal()
-        i = (j // (L - 1)) * L + j % (L - 1) + 1
-        p = nk * ab[0, j]
-        PQ[0, i], PQ[1, i] = p, va * ab[0, j] + vb * ab[1, j]
-        _gate(lam, p, i, member, table, CE)
+    j = 0
+    for b in range(B):
+        for i in range(b * L + 1, (b + 1) * L):  # noise token j of the draw is token i = b L + l, l >= 1
+            ab[1, j] = gen.standard_normal()
+            p = nk * ab[0, j]
+            PQ[0, i], PQ[1, i] = p, va * ab[0, j] + vb * ab[1, j]
+            _gate(lam, p, i, member, table, CE)
+            j += 1
     for r in range(2):
         for c in range(4):
             Z[r, c] = gen.standard_normal()
