@@ -30,9 +30,12 @@ def patch(target, change):
 
 
 def _off_m_gradient(monkeypatch):
-    # A constant 1e-9 in R_theta: theta drifts by ~alpha 1e-9 per step, far above 8 u per step.
+    # A constant 1e-9 in R_theta: theta drifts by ~alpha 1e-9 per step, far above 8 u per step. The
+    # claim's vector_pgd runs the NumPy reference route, whose partials the patch corrupts (the compiled
+    # route takes the same partials, tests/test_kernels_pgd_vectors.py checks the two agree to round-off).
     import numerics.dynamics.pgd_vectors as pv
 
+    monkeypatch.setitem(pv._ROUTES, "kernel", pv._iterate)
     original = pv.risk_grad_from_arrays
 
     def drifting(*args):

@@ -153,3 +153,29 @@ def test_hand_written_limit_is_the_symbolic_derivation():
         got = np.array([*r.drift, r.theta_variance, r.fast_rate])
         assert np.all(np.abs(got - want) <= 1e-12 * np.maximum(1.0, np.abs(want))), (got, want)
         checked += 1
+
+
+@pytest.mark.slow
+def test_critical_step_at_large_d_started_from_the_limit_fixed_point():
+    """At d = 1e5 (lambda = 1/s) the continuation of ``critical_step`` started at c = 2 from the limit's fixed point
+    (``start``) brackets a loss of stability (the fixed point stable 3 tolerances below c_crit, unstable or lost
+    above), and c_crit exceeds its value at d = 1e3: the limit keeps its branch on M at every c
+    (docs/math/highdim.md#the-fixed-point-of-the-limit), so at finite d the loss moves out with d."""
+    from numerics.highdim import aligned_fixed_point, critical_step
+
+    lim = limit_fixed_point(2.0, lam_bar=1.0, eps=0.1)
+    crits = {}
+    for d in (10**3, 10**5):
+        problem = _problem(d, 1.0, 10, 0.1)
+        crit = critical_step(problem, batch_size=1, c_start=2.0, factor=2.0, c_tol=0.01, c_max=1e4,
+                             start=(lim.kappa, lim.nu))
+        start = (crit.below.kappa, crit.below.nu)
+        lo = aligned_fixed_point(problem, c=crit.c_crit * 0.97, batch_size=1, start=start)
+        try:
+            hi_stable = aligned_fixed_point(problem, c=crit.c_crit * 1.03, batch_size=1, start=start).stable
+        except RuntimeError:   # no fixed point near the branch beyond a fold
+            hi_stable = False
+        assert lo.stable and not hi_stable, (d, crit)
+        crits[d] = crit.c_crit
+    assert crits[10**5] > crits[10**3], crits
+    assert limit_fixed_point(crits[10**5], lam_bar=1.0, eps=0.1).stable
