@@ -1,7 +1,7 @@
 """The escape of online SGD from the saddle: where the window SDE and the law of the first-alignment
 time miss the exact reduced simulator (docs/math/highdim.md#two-unstable-modes-under-sgd).
 Run: python benchmarks/bench_highdim_escape_law.py [--d 100,1000] [--window 150 (0: skip)] [--runs 400]
-[--delta 0.2]
+[--delta 0.2] [--order 2 (the window's expansion about the saddle: none, 1, 2)]
 
 lambda = 1/s, c = 0.5, B = 1, eps = 0, from the initial law on M. Per d:
 1. the median exit time of the window SDE as ``numerics.highdim.escape_window`` runs it (alpha D
@@ -14,7 +14,8 @@ lambda = 1/s, c = 0.5, B = 1, eps = 0, from the initial law on M. Per d:
    ``numerics.highdim.sgd_escape_law`` (binomial variance of the runs plus that of the 4,000 draws),
    and the residual of each on-M run's alignment time against the law's map from its own exit,
    tau_exit + tau_after(R r) + log(R / |<r, x_exit>|) / mu (mean, standard error).
-Prints CPU time.
+``--order`` 1 or 2: the window of the law (and of step 1's first line) with C and alpha D expanded about
+the saddle to that order (docs/math/highdim.md#the-state-dependence-of-the-window). Prints CPU time.
 """
 
 from __future__ import annotations
@@ -88,12 +89,13 @@ def sgd_against_law(problem, law, n_runs, delta, rng):
 def main():
     n_window, n_runs = _arg("--window", [150], int)[0], _arg("--runs", [400], int)[0]
     delta = _arg("--delta", [0.2], float)[0]
+    order = _arg("--order", [None], lambda v: None if v == "none" else int(v))[0]
     for d in _arg("--d", [100, 1000], int):
         problem = Problem(d=d, L=PAPER_L, gamma=PAPER_GAMMA, eps=0.0, lam=1.0 / np.sqrt(d / 2.0))
         rngs = [np.random.default_rng(s) for s in np.random.SeedSequence([d, 20251201]).spawn(5)]
         t0 = time.process_time()
-        win = escape_window(problem, c=C, rng=rngs[0], n_samples=4000, dt=DT)
-        print(f"d = {d}: window as escape_window (4,000 draws): median exit {np.median(win.exit_times):.3f}")
+        win = escape_window(problem, c=C, rng=rngs[0], n_samples=4000, dt=DT, expansion_order=order)
+        print(f"d = {d}: window as escape_window (4,000 draws, expansion order {order}): median exit {np.median(win.exit_times):.3f}")
         variants = (("F + alpha D(x), C(x)", True, rngs[1]), ("F + alpha D(x), C_0", False, rngs[2]))
         for label, noise, rng in variants if n_window > 0 else ():
             ex = state_window(problem, win.exit_radius, n_window, rng, noise)
@@ -101,7 +103,7 @@ def main():
             print(f"  window with {label} ({n_window} draws): median exit {np.median(ex):.3f} "
                   f"(+- {np.sqrt(np.pi / 2) * ex.std() / np.sqrt(n_window):.3f})")
         if d >= 1000:
-            law = sgd_escape_law(problem, c=C, rng=rngs[3], n_samples=4000, delta=delta)
+            law = sgd_escape_law(problem, c=C, rng=rngs[3], n_samples=4000, delta=delta, expansion_order=order)
             med, z, mean, se = sgd_against_law(problem, law, n_runs, delta, rngs[4])
             print(f"  law (delta = {delta:g}): quantiles {np.round(law.quantile(LEVELS), 2)}; SGD ({n_runs} runs) "
                   f"median exit {med:.3f}; z of the fraction aligned by them {np.round(z, 2)}; residual of the "

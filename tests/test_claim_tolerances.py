@@ -195,6 +195,8 @@ RECOMPUTE = {
     "highdim-paper-sgd": _student_family,
     # two-sided z-tests of the fixed point plus the two one-sided side tests, one Bonferroni family
     "highdim-largest-step": lambda r: (bonferroni_z(len(r.details["z_scores"]) + 2), None),
+    # |closed form - extrapolation| / (the extrapolation's error estimate) <= 1, the largest over the cases
+    "highdim-limit-closed-form": lambda r: (1.0, max(r.details["ratios"])),
 }
 
 

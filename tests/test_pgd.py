@@ -84,13 +84,15 @@ def _equivalence_runs(d, rng):
 def test_overlap_pgd_equals_vector_pgd(d, rng):
     """1e4 steps: the routes drift apart by at most eps per step (``pgd_route_gap_bound``, the
     bound the claim definition1-overlap-vs-vector uses; paper Definition 1: the recursion is exact for every d).
-    Slow (~10 s CPU, the vector route's 1e4 NumPy steps): by default the claim
+    The vector route here is the NumPy reference (partials from theory.risk). Slow (~10 s CPU, its 1e4
+    NumPy steps): by default the claim
     definition1-overlap-vs-vector in quick mode (the session's quick verification, tests/test_verify.py)
-    runs the same two routes from the same 8 starts of the four regimes at d = 20 and 400 for 1e3 steps
+    runs the compiled vector route against the overlap route from the same 8 starts of the four regimes at d = 20 and 400 for 1e3 steps
     against the same bound, and tests/test_claims_dynamics.py shows it fails on a wrong step."""
     vecs, lam, alpha = _equivalence_runs(d, rng)
     steps = 10_000
-    ref = vector_pgd(ScheduledProblem(d=d, lam=lam), *vecs, alpha=alpha, n_steps=steps, log_every=1000).log
+    ref = vector_pgd(ScheduledProblem(d=d, lam=lam), *vecs, alpha=alpha, n_steps=steps, log_every=1000,
+                     engine="numpy").log
     ours = overlap_pgd(ScheduledProblem(d=d, lam=lam), overlaps_from_vectors(*vecs), alpha=alpha, n_steps=steps,
                        log_every=1000)
     np.testing.assert_array_equal(ours.steps, ref.steps)

@@ -35,6 +35,7 @@ from .effective_flow import check_highdim_settings
 from .escape import unstable_mode
 from .fluctuations import increment_covariance, population_velocity
 from .per_run import per_run_drift
+from .window_expansion import EXPANSION_ORDERS, saddle_expansion
 
 __all__ = ["EscapeWindow", "SGDEscapeLaw", "escape_window", "sgd_escape_law"]
 
@@ -80,16 +81,28 @@ def _saddle_linearisation(problem, alpha, batch_size):
     return J, J - J_F, increment_covariance(gradient_moments(problem, zero, check=False), zero)
 
 
-def _window(problem, x, D_lin, noise, radius, dt, t_max, rng):
+def _state_step(expansion, xa, z, dt, batch_size):
+    """(alpha D, noise increment) at the rows of xa from the expansion of C and D about the saddle."""
+    w, U = np.linalg.eigh(expansion.covariance(xa))
+    root = U * np.sqrt(np.clip(w, 0.0, None) * expansion.alpha * dt / batch_size)[:, None, :]
+    return expansion.correction(xa), np.einsum("nij,nj->ni", root, z)
+
+
+def _window(problem, x, D_lin, noise, radius, dt, t_max, rng, expansion=None, batch_size=1):
     """Euler-Maruyama of the window SDE from the rows of x until |(kappa, nu)| or |(theta, eta)|
-    reaches ``radius``: exit times, whether on M, and the exit states."""
+    reaches ``radius``: exit times, whether on M, and the exit states. With ``expansion`` (a
+    ``SaddleExpansion``) alpha D and the noise covariance are those of the state, expanded."""
     n = len(x)
     t, on_m, active = np.full(n, np.inf), np.zeros(n, bool), np.ones(n, bool)
     tau = 0.0
     while active.any() and tau < t_max:
         idx = np.flatnonzero(active)
         xa = x[idx]
-        xa = xa + dt * (population_velocity(problem, xa) + xa @ D_lin.T) + rng.standard_normal(xa.shape) @ noise.T
+        if expansion is None:
+            xa = xa + dt * (population_velocity(problem, xa) + xa @ D_lin.T) + rng.standard_normal(xa.shape) @ noise.T
+        else:
+            correction, dW = _state_step(expansion, xa, rng.standard_normal(xa.shape), dt, batch_size)
+            xa = xa + dt * (population_velocity(problem, xa) + correction) + dW
         x[idx] = xa
         tau += dt
         on, off = np.hypot(xa[:, 0], xa[:, 1]), np.hypot(xa[:, 2], xa[:, 3])
@@ -139,14 +152,20 @@ class EscapeWindow:
 
 
 def escape_window(problem, *, c, batch_size=1, rng, n_samples=4000, exit_radius=None, dt=0.01,
-                  t_max=100.0) -> EscapeWindow:
+                  t_max=100.0, expansion_order=None) -> EscapeWindow:
     """The window SDE of the module docstring for online SGD at step c/d, batch B, constant
     ``problem.lam``, from ``n_samples`` draws of the initial law on M (``rng``). ``exit_radius``
     None: max(0.1, 2.5 / sqrt(d)) (outside the window, |u| >= 2.5, and before the fast mode of the
-    open gate makes the SDE stiff)."""
+    open gate makes the SDE stiff). ``expansion_order`` None: C frozen at C_0 and alpha D linear;
+    1 or 2: both expanded about the saddle to that order (``numerics.highdim.saddle_expansion``,
+    docs/math/highdim.md#the-state-dependence-of-the-window; ~4 times the cost per step)."""
     d, _, _, _, alpha = check_highdim_settings(problem, c, batch_size)
     if not dt > 0.0:
         raise ValueError(f"dt={dt!r} is not allowed: need dt > 0")
+    if expansion_order not in (None, *EXPANSION_ORDERS):
+        raise ValueError(f"expansion_order={expansion_order!r} is not allowed: None or one of {EXPANSION_ORDERS}")
+    expansion = None if expansion_order is None else saddle_expansion(problem, alpha=alpha, batch_size=batch_size,
+                                                                      order=expansion_order)
     radius = max(0.1, 2.5 / np.sqrt(d)) if exit_radius is None else float(exit_radius)
     J, D_lin, C = _saddle_linearisation(problem, alpha, batch_size)
     mu, r = unstable_mode(J[:2, :2])
@@ -155,18 +174,19 @@ def escape_window(problem, *, c, batch_size=1, rng, n_samples=4000, exit_radius=
     noise = U * np.sqrt(np.clip(w, 0.0, None) * alpha * dt / batch_size)
     o = sample_initial_overlaps(d, n_samples, rng, on_manifold=True)
     x0 = np.stack([o.kappa, o.nu, o.theta, o.eta, o.rho], axis=1)
-    t_exit, on_m, x = _window(problem, x0, D_lin, noise, radius, dt, t_max, rng)
+    t_exit, on_m, x = _window(problem, x0, D_lin, noise, radius, dt, t_max, rng, expansion, batch_size)
     return EscapeWindow(mu, mu_off, r, radius, dt, t_exit, on_m, np.abs(x[:, :2] @ r))
 
 
 def sgd_escape_law(problem, *, c, batch_size=1, rng, n_samples=4000, delta=0.05, exit_radius=None,
-                   dt=0.01, t_max=100.0) -> SGDEscapeLaw:
-    """The law of the module docstring: ``escape_window``, then tau_after(R r) along the drift of
-    one run to min(|kappa|, |nu|) >= 1 - delta (one stiff integration, LSODA)."""
+                   dt=0.01, t_max=100.0, expansion_order=None) -> SGDEscapeLaw:
+    """The law of the module docstring: ``escape_window`` (``expansion_order`` as there), then
+    tau_after(R r) along the drift of one run to min(|kappa|, |nu|) >= 1 - delta (one stiff
+    integration, LSODA)."""
     if not 0.0 < delta < 1.0:
         raise ValueError(f"delta={delta!r} is not allowed: need 0 < delta < 1")
     win = escape_window(problem, c=c, batch_size=batch_size, rng=rng, n_samples=n_samples,
-                        exit_radius=exit_radius, dt=dt, t_max=t_max)
+                        exit_radius=exit_radius, dt=dt, t_max=t_max, expansion_order=expansion_order)
     R, r, on = win.exit_radius, win.direction, win.on_m
     tau_after = _tau_after(problem, (R * r[0], R * r[1], 0.0, 0.0, 0.0), c, batch_size, delta, t_max)
     times = np.full(len(on), np.inf)

@@ -158,14 +158,16 @@ class CriticalStep:
 
 
 def critical_step(problem, *, batch_size, c_start=0.1, c_max=100.0, factor=1.5,
-                  c_tol=1e-3) -> CriticalStep:
+                  c_tol=1e-3, start=(0.99, 0.99)) -> CriticalStep:
     """The critical c of the module docstring: continuation of the aligned fixed point from c_start up a
     geometric grid (ratio ``factor``, taken to its square root whenever Newton's method fails) until it is
     unstable (then ``brentq`` on the growth rate) or lost for every ratio > 1 + c_tol (a fold), to
-    relative accuracy ``c_tol``. RuntimeError if still stable at c_max."""
+    relative accuracy ``c_tol``; ``start``: where Newton's method starts at c_start (``fixed_point_branch``; at
+    large d the fixed point at small c lies within O(1/d) of kappa = 1, where (0.99, 0.99) may fail: start at a larger
+    c_start from ``numerics.highdim.limit_fixed_point``). RuntimeError if still stable at c_max."""
     c_start, c_max, c_tol, factor = (check_positive_real(n, v) for n, v in (
         ("c_start", c_start), ("c_max", c_max), ("c_tol", c_tol), ("factor", factor)))
-    first = fixed_point_branch(problem, [c_start], batch_size=batch_size)
+    first = fixed_point_branch(problem, [c_start], batch_size=batch_size, start=start)
     if not first:
         raise RuntimeError(f"no aligned fixed point found at c_start={c_start}")
     last = first[0]

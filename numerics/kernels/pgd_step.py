@@ -19,7 +19,7 @@ import numpy as np
 from ..dynamics.overlap_steps import pgd_step
 from ._jit import jit
 
-__all__ = ["pgd_kernel", "lambda_constants_kernel", "N_CONSTANTS", "GL_NODES", "GL_WEIGHTS"]
+__all__ = ["pgd_kernel", "lambda_constants_kernel", "partials_kernel", "N_CONSTANTS", "GL_NODES", "GL_WEIGHTS"]
 
 N_CONSTANTS = 30
 GL_NODES, GL_WEIGHTS = np.polynomial.legendre.leggauss(20)
@@ -72,7 +72,7 @@ def lambda_constants_kernel(d, L, gamma, lam, nodes, weights, out, gl_x2, gl_w):
 
 
 @jit
-def _partials(c, gl_x2, gl_w, kappa, nu, theta, eta, rho):
+def partials_kernel(c, gl_x2, gl_w, kappa, nu, theta, eta, rho):
     """``numerics.dynamics.risk_partials.partials`` at one point; c: the 30 constants."""
     A = c[0] * kappa
     a = A * c[2]
@@ -140,7 +140,7 @@ def pgd_kernel(state, d, L, gamma, alpha, lam, cols, log_rows, logs, nodes, weig
             if lam[i, col] != lam_now:
                 lam_now = lam[i, col]
                 lambda_constants_kernel(d[j], L[j], gamma[j], lam_now, nodes, weights, c, gl_x2, gl_w)
-            r = _partials(c, gl_x2, gl_w, kappa, nu, theta, eta, rho)
+            r = partials_kernel(c, gl_x2, gl_w, kappa, nu, theta, eta, rho)
             kappa, nu, theta, eta, rho = _pgd_step(alpha[j], kappa, nu, theta, eta, rho, *r)
             if not (math.isfinite(kappa) and math.isfinite(nu) and math.isfinite(theta)
                     and math.isfinite(eta) and math.isfinite(rho)):

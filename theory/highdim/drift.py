@@ -23,7 +23,7 @@ import numpy as np
 from .moments import GradientMoments, gradient_moments
 from .token_moments import frame_coordinates
 
-__all__ = ["population_drift", "second_order_drift", "effective_drift"]
+__all__ = ["population_drift", "noise_scalars", "second_order_drift", "effective_drift"]
 
 
 def population_drift(moments: GradientMoments, overlaps) -> np.ndarray:
@@ -34,15 +34,25 @@ def population_drift(moments: GradientMoments, overlaps) -> np.ndarray:
     return -np.array([gk[0], gv[1], gv[0], gk[1], gk[:4] @ v + k @ gv[:4]])
 
 
-def second_order_drift(moments: GradientMoments, overlaps, batch_size) -> np.ndarray:
-    """D of the module docstring, for minibatch size ``batch_size``."""
-    kappa, nu, theta, eta, rho = overlaps
+def noise_scalars(moments: GradientMoments, batch_size) -> np.ndarray:
+    """(E[N_k], E[N_v], E[M]) of the module docstring, for minibatch size ``batch_size``."""
     gk, gv = moments.grad_k, moments.grad_v
-    n_k = gk @ gk + (moments.s_kk - gk @ gk) / batch_size
-    n_v = gv @ gv + (moments.s_vv - gv @ gv) / batch_size
-    m = gk @ gv + (moments.s_kv - gk @ gv) / batch_size
+    return np.array([gk @ gk + (moments.s_kk - gk @ gk) / batch_size, gv @ gv + (moments.s_vv - gv @ gv) / batch_size,
+                     gk @ gv + (moments.s_kv - gk @ gv) / batch_size])
+
+
+def drift_from_scalars(scalars, overlaps) -> np.ndarray:
+    """D of the module docstring from (E[N_k], E[N_v], E[M]) (``noise_scalars``); ``scalars`` and the
+    overlaps may carry a leading axis of states, (n, 3) and (5, n) (then D is (5, n))."""
+    kappa, nu, theta, eta, rho = overlaps
+    n_k, n_v, m = np.moveaxis(np.asarray(scalars), -1, 0)
     return np.array([-0.5 * n_k * kappa, -0.5 * n_v * nu, -0.5 * n_v * theta, -0.5 * n_k * eta,
                      m - 0.5 * rho * (n_k + n_v)])
+
+
+def second_order_drift(moments: GradientMoments, overlaps, batch_size) -> np.ndarray:
+    """D of the module docstring, for minibatch size ``batch_size``."""
+    return drift_from_scalars(noise_scalars(moments, batch_size), overlaps)
 
 
 def effective_drift(problem, overlaps, *, alpha, batch_size, step=0.2) -> np.ndarray:

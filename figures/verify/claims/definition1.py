@@ -52,7 +52,7 @@ def _risk_roundoff(log, d: int) -> float:
 
 @claim("definition1-overlap-vs-vector",
        "Definition 1 (docs/math/dynamics.md#pgd-step-in-overlaps): PGD on explicit vectors in R^d and the exact five-overlap recursion "
-       "give the same iterates (for every d)", cost=10)
+       "give the same iterates (for every d)", cost=1)
 def overlap_pgd_equals_vector_pgd(quick: bool, rng) -> Check:
     from numerics.montecarlo.geometry import overlaps_from_vectors
     from numerics.dynamics.pgd import overlap_pgd, pgd_route_gap_bound
@@ -78,7 +78,8 @@ def overlap_pgd_equals_vector_pgd(quick: bool, rng) -> Check:
         gaps[d] = max(overlap_gap, max(risk_gaps[d] - 2 * _risk_roundoff(ref, d), 0.0) / _lipschitz(ref, d))
     worst = max(gaps.values())
     return Check(
-        method=f"numerics.dynamics.pgd_vectors.vector_pgd (vectors in R^d) vs numerics.dynamics.pgd.overlap_pgd (overlaps) "
+        method=f"numerics.dynamics.pgd_vectors.vector_pgd (vectors in R^d, compiled) vs numerics.dynamics.pgd.overlap_pgd "
+               "(overlaps, compiled; both share only the closed form's partials) "
                f"from the same 8 starts (2 per regime of docs/math/dynamics.md#the-papers-experiments, rows 1-4), {steps:,} steps, "
                f"d in {_DIMS}; max |difference| of the five overlaps and of the logged excess risk "
                "(divided by its Lipschitz constant in the overlaps) at 11 logged steps",

@@ -133,7 +133,7 @@ def vector_pgd_stays_on_m(quick: bool, rng) -> Check:
     bound = dist[0] + 8 * u * (log.steps[:, None] + 1)
     ratio = float(np.max(dist / bound))
     return Check(
-        method=f"numerics.dynamics.pgd_vectors.vector_pgd from {n} starts on M (numerics.dynamics.initial.sample_initial_vectors, "
+        method=f"numerics.dynamics.pgd_vectors.vector_pgd (compiled) from {n} starts on M (numerics.dynamics.initial.sample_initial_vectors, "
                f"Gram-Schmidt in R^{_D}), {steps:,} steps; distance sqrt(theta^2 + eta^2 + rho^2) at 101 logged "
                "steps against its roundoff bound",
         measured=ratio,

@@ -1,0 +1,51 @@
+"""The d -> infinity limit of online SGD at lambda = lambda_bar / s and step c/d in closed form
+(docs/math/highdim.md#the-limit-in-closed-form): the closed-form drift of one run on M against the finite-d
+drift (quadrature of the full model, fast mode by its numerical Jacobian) extrapolated from d = 1e5, 1e6, 1e7."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..framework import Check, claim
+
+ORDER = 98
+# (kappa, nu, lambda_bar, c, B): the measured table's point (lambda_bar = 2, c = 1, B = 1), and one at the
+# largest-step pages' lambda = 1/s with B = 5 and c g^2 = 1.2
+_CASES = ((0.3, 0.5, 2.0, 1.0, 1), (0.6, 0.8, 1.0, 3.0, 5))
+
+
+@claim("highdim-limit-closed-form",
+       "At lambda = lambda_bar / s and step c/d the drift of one run on M has a d -> infinity limit in closed form "
+       "(the gate erf(lambda_bar kappa), s^2 Var(theta) = c R0 / (B (2 - c g^2)), the noise tokens and L drop "
+       "out): it equals the finite-d drift extrapolated from d = 1e5, 1e6, 1e7",
+       cost=0.2)  # measured 0.1 s CPU
+def highdim_limit_closed_form(quick: bool, rng) -> Check:
+    import theory.highdim
+    from numerics.highdim import extrapolated_per_run_drift
+
+    ratios, rows = [], []
+    for kappa, nu, lam_bar, c, B in _CASES:
+        kw = dict(lam_bar=lam_bar, c=c, batch_size=B, eps=0.1)
+        closed = theory.highdim.limit_drift(kappa, nu, **kw).drift
+        ext = extrapolated_per_run_drift(kappa, nu, **kw)
+        ratios.append(float(np.max(np.abs(ext.limit - closed) / ext.error)))
+        rows.append({"closed": closed.tolist(), "extrapolated": ext.limit.tolist(), "error": ext.error.tolist(),
+                     "at_1e7": ext.values[2].tolist()})
+    worst = int(np.argmax(ratios))
+    r = rows[worst]
+    return Check(
+        method="theory.highdim.limit_drift against numerics.highdim.extrapolated_per_run_drift (per_run_drift at "
+               "d = 1e5, 1e6, 1e7, lambda = lambda_bar / sqrt(d/2), eps = 0.1, fitted a + b/d + e/d^2) at "
+               + ", ".join(f"(kappa, nu, lambda_bar, c, B) = {case}" for case in _CASES),
+        measured=max(ratios),
+        measured_text=(f"largest |closed form - extrapolation| / error estimate {max(ratios):.3g} at {_CASES[worst]}: "
+                       f"closed ({r['closed'][0]:.10f}, {r['closed'][1]:.10f}), extrapolated "
+                       f"({r['extrapolated'][0]:.10f}, {r['extrapolated'][1]:.10f}); at d = 1e7 "
+                       f"({r['at_1e7'][0]:.8f}, {r['at_1e7'][1]:.8f})"),
+        tolerance=1.0,
+        derivation="the extrapolation's error estimate: its distance from the two-point 1/d Richardson "
+                   "extrapolation through 1e6, 1e7 (which bounds the three-point fit's O(1/d^3) error) plus the "
+                   "finite-d drift's numerical floor 2e-10 max(1, |G|) (the fast mode's central differences); "
+                   "pass iff every component is within it (docs/math/highdim.md#the-limit-in-closed-form)",
+        details={"ratios": ratios, "cases": [list(case) for case in _CASES], "rows": rows},
+    )
