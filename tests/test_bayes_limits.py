@@ -46,6 +46,7 @@ _CHILD = textwrap.dedent("""
     resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))     # 1 GiB of address space
     resource.setrlimit(resource.RLIMIT_CPU, (60, 60))               # 60 s of CPU
     from theory import Task, bayes_risk_quad
+    import scipy.stats   # loaded before the clock: its first use (the laws' quantiles) costs ~1 s of imports at load ~10
     out = []
     for d, gamma in json.loads(sys.argv[1]):
         start = time.process_time()

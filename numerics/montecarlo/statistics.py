@@ -12,19 +12,20 @@ A true relative error delta is detected with probability >= power when
 from __future__ import annotations
 
 import numpy as np
-import scipy  # scipy.stats loads on first use (scipy's lazy submodules)
+from scipy.special import ndtri   # Phi^-1; scipy.stats (~1 s of imports) is not needed for it
 
 __all__ = ["bonferroni_z", "power_z", "sd_with_stderr"]
 
 
 def bonferroni_z(rate: float, m: int = 1) -> float:
     """Two-sided critical value of m simultaneous z-tests at family-wise false-failure rate
-    ``rate``: Phi^-1(1 - rate / (2 m)), computed as the upper tail ``norm.isf`` (no cancellation)."""
+    ``rate``: Phi^-1(1 - rate / (2 m)), computed as the upper tail -Phi^-1(rate / (2 m)) (no
+    cancellation; the same number as ``scipy.stats.norm.isf``, which is this ``ndtri``)."""
     if not 0 < rate < 1:
         raise ValueError(f"rate={rate!r} is not allowed: the false-failure rate must be in (0, 1)")
     if not (isinstance(m, int) and m >= 1):
         raise ValueError(f"m={m!r} is not allowed: the number of tests must be an integer >= 1")
-    return float(scipy.stats.norm.isf(rate / (2 * m)))
+    return float(-ndtri(rate / (2 * m)))
 
 
 def power_z(power: float) -> float:
@@ -32,7 +33,7 @@ def power_z(power: float) -> float:
     probability ``power`` beyond a critical value (module docstring)."""
     if not 0 < power < 1:
         raise ValueError(f"power={power!r} is not allowed: need 0 < power < 1")
-    return float(scipy.stats.norm.ppf(power))
+    return float(ndtri(power))
 
 
 def sd_with_stderr(x, axis=-1):
