@@ -1,7 +1,7 @@
 """The exit of online SGD from the saddle's window against the window SDE with the noise covariance frozen
 at the saddle and expanded about it (docs/math/highdim.md#the-state-dependence-of-the-window).
 Run: python benchmarks/bench_highdim_window_expansion.py [--d 100,1000,10000] [--dt 0.0025] [--draws 4000]
-[--sgd 1] [--second 0]
+[--sgd 1] [--second 0] [--c 0.5] [--batch 1] [--runs N]
 
 lambda = 1/s, c = 0.5, B = 1, eps = 0, from the initial law on M. Per d:
 1. (``--sgd 1``) reduced SGD runs (2,000 / 1,000 / 400 at d = 10^2 / 10^3 / 10^4, to flow time 6 / 8 / 9,
@@ -10,6 +10,7 @@ lambda = 1/s, c = 0.5, B = 1, eps = 0, from the initial law on M. Per d:
    ``--second 1`` adds an independent set at R = 0.1 by ``numerics.highdim.sgd_exit_times`` (1,000 / 400 / 200 runs);
 2. ``numerics.highdim.escape_window`` (``--draws`` draws, step ``--dt``; "alpha" = SGD's step c/d, the
    discrete-time recursion) with C frozen at C_0 and expanded to order 1 and 2, at both radii.
+``--c``, ``--batch``: another (c, B) (SGD runs seeded by (d, 3, int(10 c), B), ``--runs`` of them, to flow time 8).
 Prints CPU time per line.
 """
 
@@ -43,14 +44,15 @@ def _line(label, times, on_m, t0):
           flush=True)
 
 
-def sgd_exits(problem, radii, n, t_max):
+def sgd_exits(problem, radii, n, t_max, c=C, batch_size=1):
     """Exit times and on-M flags (among the runs that exit) of one set of reduced SGD runs, per radius."""
-    d, alpha = problem.d, C / problem.d
+    d, alpha = problem.d, c / problem.d
     every = max(1, int(round(0.01 / alpha)))
-    init_rng, run_rng = np.random.default_rng(np.random.SeedSequence([d, 2, 20261201])).spawn(2)
+    seed = [d, 2, 20261201] if (c, batch_size) == (C, 1) else [d, 3, int(10 * c), batch_size]
+    init_rng, run_rng = np.random.default_rng(np.random.SeedSequence(seed)).spawn(2)
     init = sample_initial_overlaps(d, n, init_rng, on_manifold=True)
     run = online_sgd_reduced(problem, init, alpha=alpha, n_steps=every * int(np.ceil(t_max / (every * alpha))),
-                             batch_size=1, rng=run_rng, log_every=every)
+                             batch_size=batch_size, rng=run_rng, log_every=every)
     on, off = np.hypot(np.asarray(run.kappa), np.asarray(run.nu)), np.hypot(np.asarray(run.theta), np.asarray(run.eta))
     out = {}
     for R in radii:
@@ -64,27 +66,30 @@ def sgd_exits(problem, radii, n, t_max):
 def main():
     draws, sgd, second = _arg("--draws", [4000], int)[0], _arg("--sgd", [1], int)[0], _arg("--second", [0], int)[0]
     dts = _arg("--dt", ["0.0025"], str)
+    c, batch = _arg("--c", [C], float)[0], _arg("--batch", [1], int)[0]
     for d in _arg("--d", [100, 1000, 10000], int):
         problem = Problem(d=d, L=PAPER_L, gamma=PAPER_GAMMA, eps=0.0, lam=1.0 / np.sqrt(d / 2.0))
         radii = sorted({2.5 / np.sqrt(d), max(0.1, 2.5 / np.sqrt(d))})
         n, t_max, n_second = RUNS.get(d, (400, 9.0, 200))
-        print(f"d = {d}, exit radii {np.round(radii, 4)}")
+        if (c, batch) != (C, 1):
+            n, t_max = _arg("--runs", [400], int)[0], 8.0
+        print(f"d = {d}, c = {c:g}, B = {batch}, exit radii {np.round(radii, 4)}")
         if sgd:
             t0 = time.process_time()
-            for R, (times, on_m) in sgd_exits(problem, radii, n, t_max).items():
+            for R, (times, on_m) in sgd_exits(problem, radii, n, t_max, c, batch).items():
                 _line(f"SGD, R = {R:.4f}, {n} runs", times, on_m, t0)
         if second:
             t0 = time.process_time()
             rng = np.random.default_rng(np.random.SeedSequence([d, 18, 20261201]))
-            times, on_m = sgd_exit_times(problem, c=C, n_runs=n_second, rng=rng, exit_radius=radii[-1],
+            times, on_m = sgd_exit_times(problem, c=c, batch_size=batch, n_runs=n_second, rng=rng, exit_radius=radii[-1],
                                          t_max=t_max + 5.0)
             _line(f"SGD (second set), R = {radii[-1]:.4f}, {n_second} runs", times, on_m[np.isfinite(times)], t0)
         for dt_text in dts:
-            dt = C / d if dt_text == "alpha" else float(dt_text)
+            dt = c / d if dt_text == "alpha" else float(dt_text)
             for R in radii:
                 for order in (None, 1, 2):
                     t0 = time.process_time()
-                    w = escape_window(problem, c=C, rng=np.random.default_rng(np.random.SeedSequence([d, 7, draws])),
+                    w = escape_window(problem, c=c, batch_size=batch, rng=np.random.default_rng(np.random.SeedSequence([d, 7, draws])),
                                       n_samples=draws, dt=dt, exit_radius=R, expansion_order=order)
                     _line(f"window, order {order}, dt {dt:g}, R = {R:.4f}", w.exit_times, w.on_m, t0)
 
