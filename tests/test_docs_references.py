@@ -197,3 +197,30 @@ def test_notes_check_catches_every_form():
     name = f"test_fixed_points_of_{_NOTES.lower()}_7"
     assert _notes_references(f"def {name}():") == [name]
     assert _notes_references("SPECIAL, special, inspect, spec = find_spec(name)") == []
+
+
+# ASCII control characters other than tab and newline; tab only where it is the file's indentation (.md
+# pages use spaces). A TeX command written through a non-raw Python string loses its backslash this
+# way: "\alpha" -> BEL + "lpha", "\varepsilon" -> VT, "\text" -> TAB. A lost "\n" or "\r" ("\nu", "\rho")
+# becomes a line break once the file is read, which this cannot see; the site's browser test
+# (tests/test_docs_site.py) reports the TeX error it leaves.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_CONTROL_OR_TAB = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")
+
+
+def _control_characters(path: Path, text: str) -> list:
+    pattern = _CONTROL_OR_TAB if path.suffix == ".md" else _CONTROL
+    return [f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}:{text.count(chr(10), 0, m.start()) + 1}: "
+            f"{m.group()!r}" for m in pattern.finditer(text)]
+
+
+def test_no_control_characters_in_the_repository_text():
+    found = [hit for path, text in repository_text_files() for hit in _control_characters(path, text)]
+    assert not found, "\n".join(found[:20])
+
+
+def test_control_character_check_catches_a_lost_backslash(tmp_path):
+    page = tmp_path / "page.md"
+    text = "the step $\alpha$, the noise $\varepsilon$ and $\text{se}$ at $\rho = 0$\n"   # not raw: on purpose
+    assert len(_control_characters(page, text)) == 4
+    assert _control_characters(page, r"the step $\alpha$ and $\rho$" + "\n") == []
