@@ -197,7 +197,7 @@ def _route(engine, coefficients):
 def online_sgd_reduced(problem, overlaps: Overlaps, *, alpha: float, n_steps: int,
                        batch_size: int, rng, log_every: int = 1, test_size: int = 0,
                        progress: bool = False, engine: str = "kernel",
-                       coefficients=None) -> SGDTrajectory:
+                       coefficients=None, until=None) -> SGDTrajectory:
     """Online SGD (``numerics.sgd.full``) simulated exactly on the overlaps (module docstring).
 
     overlaps: initial overlaps, array fields of shape (n_runs,) (e.g. from
@@ -212,9 +212,17 @@ def online_sgd_reduced(problem, overlaps: Overlaps, *, alpha: float, n_steps: in
     ``numerics.kernels``, the default) or "numpy" (the reference route): the same random numbers, the same
     trajectories to round-off. ``coefficients``: another predictor's (PQ, CE) map (signature of ``_coefficients``;
     ``numerics.nonlinearity.sgd``; exact for any predictor of (<X_l, k>, <X_l, v>)), on the kernel if it has their
-    member (``_route``), else NumPy; test_size 0.
+    member (``_route``), else NumPy; test_size 0. ``until``: None, or a map from the logged overlaps (a dict of
+    (n_runs,) arrays, as ``frame_overlaps``) to a boolean per run; a run for which it is true at a logged step is
+    simulated no further, and its overlaps and risks at the later logged steps are NaN. Its logged values up to
+    there, and the other runs', are those of the run without ``until`` (same streams, each consumed in order). The
+    runs are checked at every logged step and left at the end of its block (with ``until``, blocks of at most
+    max(log_every, n_steps / 100) steps: a run ends at most that many steps after it is done); test_size 0.
     """
     d, L, gamma, eps = check_reduced(problem, alpha, n_steps, batch_size, log_every, test_size, engine, coefficients)
+    if until is not None and (not callable(until) or test_size > 0):
+        raise ValueError(f"until={until!r} is not allowed with test_size={test_size!r}: None, or a callable with "
+                         "test_size 0")
     KV = cholesky_coordinates(overlaps)
     n_runs = KV.shape[0]
     streams = [child_streams(g, 5, used=5 if test_size else 4) for g in run_generators(rng, n_runs)]
@@ -229,18 +237,35 @@ def online_sgd_reduced(problem, overlaps: Overlaps, *, alpha: float, n_steps: in
                      fresh_test_risk(test, KV, test_size, d, L, gamma, eps, lam_list[n], engine))
         log.record(d, L, gamma, eps, lam_list[n], frame_overlaps(KV), test_risk)
 
-    record(0, KV)
+    alive = np.ones(n_runs, dtype=bool)
+
+    def record_alive(n, snap, runs):
+        # the rows of the runs still simulated; NaN for the others; then the runs that ``until`` ends here
+        full = np.full(KV.shape, np.nan)
+        full[runs] = snap
+        full[~alive] = np.nan
+        record(n, full)
+        if until is not None:
+            alive[np.asarray(until(frame_overlaps(full)), dtype=bool) & alive] = False
+
+    record_alive(0, KV, slice(None))
     advance = _route(engine, coefficients)
     chunk = _chunk_steps(n_steps, n_runs, batch_size, L, getattr(advance, "func", advance) is _advance_kernel)
+    if until is not None:
+        chunk = min(chunk, max(1, log_every, -(-n_steps // 100)))
     bar = progress_bar(progress, n_steps, "SGD steps (reduced)")
     for start in range(0, n_steps, chunk):
         n_chunk = min(chunk, n_steps - start)
         bar.update(start - bar.n)
         logged = steps[(steps > start) & (steps <= start + n_chunk)]
-        KV, snaps = advance(KV, train, lam[start:start + n_chunk], alpha, (d, batch_size, L, gamma, eps),
-                            scale2, logged - start - 1, work)
+        runs = np.flatnonzero(alive)
+        if runs.size:
+            KV[runs], snaps = advance(KV[runs], [train[i] for i in runs], lam[start:start + n_chunk], alpha,
+                                      (d, batch_size, L, gamma, eps), scale2, logged - start - 1, work[:runs.size])
+        else:
+            snaps = [KV[runs]] * len(logged)
         for n, snap in zip(logged, snaps):
-            record(int(n), snap)
+            record_alive(int(n), snap, runs)
     bar.update(n_steps - bar.n)
     bar.close()
     if not np.all(np.isfinite(KV)):
