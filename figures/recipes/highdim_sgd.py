@@ -7,18 +7,16 @@ d = 10^2, 10^3, 10^4 in flow time tau = alpha x steps, against the effective ODE
 lambda = 2/s (s = sqrt(d/2): gate arguments free of d), c = 0.5, B = 1, start (0.2, 0.2) on M,
 flow time 1. The ODE is the mean drift only: it misses the O(c) fluctuation effect of the fast
 overlap (docs/math/highdim.md#fluctuations-of-the-fast-overlap), which is visible here.
-(c) First-alignment time (min(|kappa|, |nu|) >= 1 - delta, delta = 0.2) of reduced SGD from the
-initial law on M (``sample_initial_overlaps(on_manifold=True)``) against log d, lambda = 1/s, c = 0.5,
-B = 1 (each run simulated until its first alignment: ``online_sgd_reduced(until=...)``, the same numbers as to
-``t_max``), with the law predicted by ``numerics.highdim.sgd_escape_law`` (both unstable modes of the saddle,
-docs/math/highdim.md#two-unstable-modes-under-sgd): the quartiles of the times of the runs aligned by
-``t_max`` and the share not aligned by then (mostly the runs that leave the saddle off M and never
+(c) First-alignment time (min(|kappa|, |nu|) >= 1 - delta, delta = 0.2) of reduced SGD from the initial law on M
+(``sample_initial_overlaps(on_manifold=True)``) against log d, lambda = 1/s, c = 0.5, B = 1, each run only until it
+aligns (``online_sgd_reduced(until=...)``), with the law predicted by ``numerics.highdim.sgd_escape_law`` (both
+unstable modes of the saddle, docs/math/highdim.md#two-unstable-modes-under-sgd): the quartiles of the times of the
+runs aligned by ``t_max`` and the share not aligned by then (mostly the runs that leave the saddle off M and never
 align), the same two statistics for the SGD runs and the predicted draws.
-(d) The aligned fixed point (kappa*, nu*) of the drift of one run against c
-(``numerics.highdim.fixed_point_branch``; d = 10^3, lambda = 1/s, B = 1), its stability, the grid interval
-where it is lost, c_crit (``numerics.highdim.critical_step``), and the final mean overlaps of reduced SGD
-at c = 2 from its fixed point and at 0.8 and 1.25 c_crit from (0.9, 0.9) on M: the data of the claim
-``highdim-largest-step``, which reads them from this figure.
+(d) The aligned fixed point (kappa*, nu*) of the drift of one run against c (``numerics.highdim.fixed_point_branch``;
+d = 10^3, lambda = 1/s, B = 1), its stability, the grid interval where it is lost, c_crit
+(``numerics.highdim.critical_step``), and the final mean overlaps of reduced SGD at c = 2 from its fixed point and
+at 0.8 and 1.25 c_crit from (0.9, 0.9) on M: the data of the claim ``highdim-largest-step``, read from this figure.
 Randomness: one child of the recipe's Generator per run group (``Generator.spawn``).
 Cost from a cold cache: see COST and benchmarks/RESULTS.md ("figure highdim_sgd").
 """
@@ -43,13 +41,7 @@ _SIZES = {True: {"path_d": [100, 1000], "path_runs": 16, "path_t": 0.25, "escape
                   "escape_runs": 24, "escape_draws": 2000, "delta": 0.2, "t_max": 16.0,
                   "branch_c": [0.5, 1.0, 2.0, 3.0, 4.5, 6.0, 7.5, 8.0],
                   "step_runs": 200, "step_t": 25.0}}
-# step_t 25 (was 40), from a run of panel (d)'s 200 runs per c to flow time 40 logged every flow time (seed of the
-# recipe, the same runs): at c = 2, from its fixed point, the mean kappa, nu, s^2 theta^2 stay within 3 standard
-# errors of the predicted (0.4526, 0.8259, 0.330) at every logged time from 1 to 40 (largest |z| 2.0, 3.0, 2.6 over
-# the 40 correlated times, no trend): stationary from flow time 1, well before 25, where the two-sided tests of the
-# claim highdim-largest-step are read. The sides are one-sided tests, monotone after flow time ~8: at 0.8 c_crit the
-# mean nu rises from 0.46 (8) to 0.491 (25) and 0.494 (40), 140 standard errors above the branch's end 0.223 at
-# 25; at 1.25 c_crit it falls from 0.16 (8) to 0.047 (25) and 0.014 (40), 34 standard errors below it at 25.
+# step_t 25: panel (d)'s runs are stationary well before (checked to 40: docs/math/highdim.md#the-largest-step)
 _Z95 = 1.959963984540054
 
 
@@ -111,11 +103,9 @@ def _escape(p, rngs):
         law = sgd_escape_law(problem, c=p["escape_c"], batch_size=p["batch_size"], rng=law_rng,
                              n_samples=p["escape_draws"], delta=p["delta"], t_max=p["t_max"])
         init = sample_initial_overlaps(d, p["escape_runs"], init_rng, on_manifold=True)
-        n = int(round(p["t_max"] / alpha))
-        # each run is simulated until its first alignment (the same numbers as to t_max: ``until``)
-        run = online_sgd_reduced(problem, init, alpha=alpha, n_steps=n, batch_size=p["batch_size"], rng=run_rng,
-                                 log_every=max(1, int(round(p["escape_log_dt"] / alpha))),
-                                 until=lambda o: np.minimum(np.abs(o["kappa"]), np.abs(o["nu"])) >= 1.0 - p["delta"])
+        run = online_sgd_reduced(problem, init, alpha=alpha, n_steps=int(round(p["t_max"] / alpha)), rng=run_rng,
+                                 batch_size=p["batch_size"], log_every=max(1, int(round(p["escape_log_dt"] / alpha))),
+                                 until=lambda o: np.minimum(np.abs(o["kappa"]), np.abs(o["nu"])) >= 1 - p["delta"])
         times.append(first_alignment(run, p["delta"]))
         (pq, pl), (mq, ml) = aligned_summary(law.times, p["t_max"], q), aligned_summary(times[-1], p["t_max"], q)
         predicted.append(pq)

@@ -31,6 +31,7 @@ from scipy.special import erf
 from theory.parameters import Overlaps
 
 from .frame import cholesky_coordinates, frame_overlaps
+from .ending import RunEnding, advance_blocks
 from .fresh_risk import fresh_test_risk
 from .plane import cholesky2, complement_parts, draw_tokens, frame_tokens, plane_basis, project_complement, token_numbers
 from .trajectory import (SGDTrajectory, TrajectoryLog, check_reduced, child_streams, lambda_path, logged_steps,
@@ -212,17 +213,11 @@ def online_sgd_reduced(problem, overlaps: Overlaps, *, alpha: float, n_steps: in
     ``numerics.kernels``, the default) or "numpy" (the reference route): the same random numbers, the same
     trajectories to round-off. ``coefficients``: another predictor's (PQ, CE) map (signature of ``_coefficients``;
     ``numerics.nonlinearity.sgd``; exact for any predictor of (<X_l, k>, <X_l, v>)), on the kernel if it has their
-    member (``_route``), else NumPy; test_size 0. ``until``: None, or a map from the logged overlaps (a dict of
-    (n_runs,) arrays, as ``frame_overlaps``) to a boolean per run; a run for which it is true at a logged step is
-    simulated no further, and its overlaps and risks at the later logged steps are NaN. Its logged values up to
-    there, and the other runs', are those of the run without ``until`` (same streams, each consumed in order). The
-    runs are checked at every logged step and left at the end of its block (with ``until``, blocks of at most
-    max(log_every, n_steps / 100) steps: a run ends at most that many steps after it is done); test_size 0.
+    member (``_route``), else NumPy; test_size 0. ``until``: None, or a map from the logged overlaps (dict of
+    (n_runs,) arrays) to a boolean per run; a run ends at the first logged step where it holds, its later rows NaN
+    (``numerics.sgd.ending``).
     """
     d, L, gamma, eps = check_reduced(problem, alpha, n_steps, batch_size, log_every, test_size, engine, coefficients)
-    if until is not None and (not callable(until) or test_size > 0):
-        raise ValueError(f"until={until!r} is not allowed with test_size={test_size!r}: None, or a callable with "
-                         "test_size 0")
     KV = cholesky_coordinates(overlaps)
     n_runs = KV.shape[0]
     streams = [child_streams(g, 5, used=5 if test_size else 4) for g in run_generators(rng, n_runs)]
@@ -231,41 +226,22 @@ def online_sgd_reduced(problem, overlaps: Overlaps, *, alpha: float, n_steps: in
     log = TrajectoryLog(steps := logged_steps(n_steps, log_every), n_runs, with_test=test_size > 0)
     scale2, lam_list, work = np.ones(batch_size * L), lam.tolist(), np.zeros((n_runs, 2, 6))
     scale2[::L] = gamma * gamma
+    ending = RunEnding(until, n_runs, test_size)
 
-    def record(n, KV):
+    def record(n, snap, runs):
+        KV_n = ending.logged(snap, runs, KV.shape)
         test_risk = (None if test_size == 0 else
-                     fresh_test_risk(test, KV, test_size, d, L, gamma, eps, lam_list[n], engine))
-        log.record(d, L, gamma, eps, lam_list[n], frame_overlaps(KV), test_risk)
+                     fresh_test_risk(test, KV_n, test_size, d, L, gamma, eps, lam_list[n], engine))
+        log.record(d, L, gamma, eps, lam_list[n], overlaps := frame_overlaps(KV_n), test_risk)
+        ending.update(overlaps)
 
-    alive = np.ones(n_runs, dtype=bool)
-
-    def record_alive(n, snap, runs):
-        # the rows of the runs still simulated; NaN for the others; then the runs that ``until`` ends here
-        full = np.full(KV.shape, np.nan)
-        full[runs] = snap
-        full[~alive] = np.nan
-        record(n, full)
-        if until is not None:
-            alive[np.asarray(until(frame_overlaps(full)), dtype=bool) & alive] = False
-
-    record_alive(0, KV, slice(None))
+    record(0, KV, ending.runs())
     advance = _route(engine, coefficients)
-    chunk = _chunk_steps(n_steps, n_runs, batch_size, L, getattr(advance, "func", advance) is _advance_kernel)
-    if until is not None:
-        chunk = min(chunk, max(1, log_every, -(-n_steps // 100)))
+    chunk = ending.block(_chunk_steps(n_steps, n_runs, batch_size, L, getattr(advance, "func", advance) is _advance_kernel),
+                         n_steps, log_every)
     bar = progress_bar(progress, n_steps, "SGD steps (reduced)")
-    for start in range(0, n_steps, chunk):
-        n_chunk = min(chunk, n_steps - start)
-        bar.update(start - bar.n)
-        logged = steps[(steps > start) & (steps <= start + n_chunk)]
-        runs = np.flatnonzero(alive)
-        if runs.size:
-            KV[runs], snaps = advance(KV[runs], [train[i] for i in runs], lam[start:start + n_chunk], alpha,
-                                      (d, batch_size, L, gamma, eps), scale2, logged - start - 1, work[:runs.size])
-        else:
-            snaps = [KV[runs]] * len(logged)
-        for n, snap in zip(logged, snaps):
-            record_alive(int(n), snap, runs)
+    KV = advance_blocks(KV, train, advance, lam, steps, chunk, (alpha, (d, batch_size, L, gamma, eps), scale2), work,
+                        ending, record, bar)
     bar.update(n_steps - bar.n)
     bar.close()
     if not np.all(np.isfinite(KV)):

@@ -214,9 +214,9 @@ MUTANTS = [
        "Bayes posterior with 2 gamma instead of 2 gamma^2",
        ["tests/test_bayes.py::test_quadrature_and_monte_carlo_agree"], ("bayes-quadrature-montecarlo",)),
     # ---- numerics: online SGD ----------------------------------------------------------------
-    _m("sgd-reduced-lambda-schedule", "numerics", "numerics/sgd/reduced.py",
-       "[train[i] for i in runs], lam[start:start + n_chunk], alpha,",
-       "[train[i] for i in runs], np.full(n_chunk, lam[0]), alpha,",
+    _m("sgd-reduced-lambda-schedule", "numerics", "numerics/sgd/ending.py",
+       "[train[i] for i in runs], lam[start:start + n_chunk], *fixed,",
+       "[train[i] for i in runs], np.full(n_chunk, lam[0]), *fixed,",
        "reduced SGD: the step ignores the lambda schedule (uses lambda_0)",
        ["tests/test_sgd_reduced.py::test_reduced_simulator_follows_a_decreasing_schedule_in_law"], ("sgd-reduced-equals-full-in-law",)),
     _m("sgd-reduced-bartlett-df", "numerics", "numerics/sgd/reduced.py",
