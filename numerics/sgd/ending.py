@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .frame import frame_overlaps
+
 __all__ = ["RunEnding"]
 
 
@@ -29,23 +31,25 @@ class RunEnding:
 
     def logged(self, snap, runs, shape) -> np.ndarray:
         """The state of every run at a logged step: ``snap`` on the rows ``runs``, NaN on the ended runs."""
+        if self.until is None:
+            return snap
         full = np.full(shape, np.nan)
         full[runs] = snap
         full[~self.alive] = np.nan
         return full
 
-    def update(self, overlaps: dict) -> None:
-        """End the runs for which ``until`` holds at these logged overlaps."""
+    def update(self, KV) -> None:
+        """End the runs for which ``until`` holds at the logged state KV (frame coordinates)."""
         if self.until is not None:
-            self.alive &= ~np.asarray(self.until(overlaps), dtype=bool)
+            self.alive &= ~np.asarray(self.until(frame_overlaps(KV)), dtype=bool)
 
 
-def advance_blocks(KV, train, advance, lam, steps, chunk, fixed, work, ending, record, bar):
+def advance_blocks(KV, train, advance, lam, steps, chunk, fixed, work, ending, frames, bar):
     """Steps 1..n_steps (lam: lambda_0..lambda_n_steps) by ``advance`` (a route of ``online_sgd_reduced``, called
     with the runs' KV, streams, lambdas of the block, ``fixed`` = (alpha, shape, scale2), the logged indices in the
-    block and ``work``) in blocks of ``chunk`` steps, on the runs ``ending`` still simulates; ``record(n, snap,
-    runs)`` at each logged step n. Returns the final KV (an ended run's at its end)."""
-    n_steps = len(lam) - 1
+    block and ``work``) in blocks of ``chunk`` steps, on the runs ``ending`` still simulates; the KV of every run at
+    the logged steps after step 0 into frames[1:]. Returns the final KV (an ended run's at its end)."""
+    n_steps, row = len(lam) - 1, 1
     for start in range(0, n_steps, chunk):
         n_chunk = min(chunk, n_steps - start)
         bar.update(start - bar.n)
@@ -55,6 +59,8 @@ def advance_blocks(KV, train, advance, lam, steps, chunk, fixed, work, ending, r
         if runs.size:
             KV[runs], snaps = advance(KV[runs], [train[i] for i in runs], lam[start:start + n_chunk], *fixed,
                                       logged - start - 1, work[:runs.size])
-        for n, snap in zip(logged, snaps):
-            record(int(n), snap, runs)
+        for snap in snaps:
+            frames[row] = ending.logged(snap, runs, KV.shape)
+            ending.update(frames[row])
+            row += 1
     return KV
