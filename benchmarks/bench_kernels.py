@@ -5,8 +5,8 @@ end-to-end times, side by side in one run, each with the machine's load.
   lambda = 0.1 (alpha = 4e-3) and the paper's schedule lambda_t = 1/(1 + 1e-4 t);
 - reduced online SGD (``numerics.sgd.reduced.online_sgd_reduced``, the paper's settings d = 80,
   L = 10, B = 5, schedule from lambda = 2, alpha = 1e-3, no test set): one run and 30 runs, 5,000
-  steps logged every 500 (each log evaluates the closed-form risk: ~1 us per step for one run),
-  and 20,000 steps logged at the end only (the steps alone); the same for the softmax member
+  steps logged every 500 (the logged risks are evaluated after the run, in one call), and 20,000
+  steps logged at the end only (the steps alone); the same for the softmax member
   (``numerics.nonlinearity.sgd``);
 - span-reduced Monte-Carlo risk (``numerics.montecarlo.population_risk.population_risk_mc``, d = 400, L = 10);
 - the authors' compiled PGD step, ~80 us per run-step, as quoted in issue 15 (not measured here);
@@ -16,7 +16,8 @@ end-to-end times, side by side in one run, each with the machine's load.
 - ``--pytest``: the README's test command ``python -m pytest -n 2``: wall and CPU time;
 - ``--sgd-profile``: where a reduced-SGD run-step goes (the compiled step itself; the token normals
   drawn by NumPy per block size and by numba in the compiled loop; the NumPy-drawn noise; erf and
-  exp per value) and the cost of many short runs (the
+  exp per value), whole runs of the paper's experiment as the figure training_online_sgd runs them
+  (200,000 steps, its logging and test set; one run and 30) and the cost of many short runs (the
   sgd_vs_flow figure's 2048 runs of 125 steps, where the per-run costs dominate).
 Costs are process CPU time per run-step (best of ``--repeat``), after one warm-up call (which
 loads or compiles the kernels). On a shared machine CPU time is inflated by contention for the
@@ -188,6 +189,23 @@ def sgd_profile(repeat):
     print(f"  [{load()}]", flush=True)
 
 
+def sgd_paper_runs(repeat):
+    """Per run-step cost of whole runs of the paper's SGD experiment as the figure training_online_sgd runs them
+    (``numerics.sgd.experiment.PAPER_SGD``: d = 80, L = 10, B = 5, the lambda schedule, 200,000 steps logged every
+    1,000, a fresh test set of 1,000 samples per logged step), kernel route: everything a run-step costs (the steps,
+    the NumPy-drawn targets' noise and Bartlett variables, the blocks, the logged risks), one run and 30 runs."""
+    from numerics.sgd.experiment import PAPER_SGD as c
+
+    problem = c.problem
+    for n_runs, test_size in ((1, 0), (1, c.test_size), (30, c.test_size)):
+        start = sample_initial_overlaps(c.d, n_runs, np.random.default_rng(0))
+        fn = lambda: online_sgd_reduced(problem, start, alpha=c.alpha, n_steps=c.n_steps, batch_size=c.batch_size,
+                                        rng=np.random.default_rng(1), log_every=c.n_steps // 200, test_size=test_size)
+        before = load()
+        print(f"- whole run-step, paper's experiment, {n_runs} run(s), 200,000 steps logged every 1,000, test set "
+              f"{test_size}: {cpu_per_unit(fn, n_runs * c.n_steps, repeat):.2f} us [{before} -> {load()}]", flush=True)
+
+
 def sgd_many_runs(repeat):
     """Per run-step cost of many short runs (the sgd_vs_flow figure's setting: d = 10, L = 2, B = 5,
     lambda = 1, alpha = 8e-3, 125 steps, 2048 runs, one log at the end): the per-run costs (streams,
@@ -227,6 +245,7 @@ def main():
           f"Python {platform.python_version()}, numpy {np.__version__}, {os.cpu_count()} cores, {load()}")
     if args.sgd_profile:
         sgd_profile(args.repeat)
+        sgd_paper_runs(args.repeat)
         sgd_many_runs(args.repeat)
     per_step_table(args.repeat, args.quick)
     if args.reproduce:

@@ -16,12 +16,13 @@ from scipy.stats import ks_2samp, norm
 
 import numerics.sgd.reduced as sr
 from numerics.montecarlo.geometry import vectors_from_overlaps
-from numerics.dynamics.initial import sample_initial_overlaps
+from numerics.dynamics.initial import sample_initial_overlaps, sample_initial_vectors
 from numerics.dynamics.schedules import PaperSchedule
 from numerics.sgd.full import minibatch_loss_grad, online_sgd_full
 from numerics.sgd.reduced import online_sgd_reduced
 from reduced_one_step import reduced_and_full_step
 from theory import OVERLAP_NAMES, Overlaps, Problem
+from theory.risk import risk_from_arrays
 from numerics.dynamics.schedules import ScheduledProblem
 
 EPS = np.finfo(float).eps
@@ -215,6 +216,25 @@ def test_a_run_does_not_depend_on_its_neighbours_or_the_block_length(rng, monkey
         scale = np.max(np.abs(getattr(alone, name)))
         assert np.max(np.abs(getattr(together, name)[:, 2:3] - getattr(alone, name))) <= 5e4 * EPS * scale, name
         assert np.array_equal(getattr(together, name), getattr(blocks, name)), name
+
+
+@pytest.mark.parametrize("simulator", ["reduced", "full"])
+def test_logged_risks_are_one_closed_form_call_per_logged_step(simulator, rng):
+    # The population risks are evaluated after the run, all logged steps in one call; the closed form is
+    # elementwise (zeta's Gauss-Legendre sum included), so they equal one call per logged step at that step's
+    # lambda_n, bit for bit. d = 10, L = 2 and lambda_n down to 2/11 put points on both branches of zeta.
+    problem = ScheduledProblem(d=10, L=2, gamma=np.sqrt(0.5), eps=0.1, lam=PaperSchedule(lam0=2.0, rate=1e-2))
+    kw = dict(alpha=1e-2, n_steps=1000, batch_size=5, rng=np.random.default_rng(4), log_every=50)
+    if simulator == "reduced":
+        out = online_sgd_reduced(problem, sample_initial_overlaps(10, 6, rng), **kw)
+    else:
+        out = online_sgd_full(problem, *sample_initial_vectors(10, 6, rng), **kw)
+    per_step = np.array([risk_from_arrays(10, 2, np.sqrt(0.5), 0.1, float(lam), *(getattr(out, name)[i]
+                                                                                  for name in OVERLAP_NAMES))
+                         for i, lam in enumerate(out.lam)])
+    w = out.lam[:, None] * np.sqrt(5.0) * out.kappa / np.sqrt(1.0 + out.lam[:, None] ** 2)  # zeta's ratio a
+    assert np.any((out.lam[:, None] * np.sqrt(0.5) < 0.5) & (np.abs(w) < 0.5))  # the Gauss-Legendre branch is used
+    assert np.array_equal(out.population_risk, per_step)
 
 
 def test_training_does_not_depend_on_the_test_set(rng):

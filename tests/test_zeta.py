@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy.special import owens_t
 
-from theory.zeta import ZETA_MAX_RELATIVE_ERROR, zeta, zeta_t, zeta_tt, zeta_ttt
+from theory.zeta import ZETA_MAX_RELATIVE_ERROR, zeta, zeta_of_ratio, zeta_t, zeta_tt, zeta_ttt
 from theory.zeta_reference import zeta_derivatives_mpmath, zeta_owen_mpmath
 from zeta_grid import (COLUMNS, DERIVATIVE_TOL, EPS, FLOOR, REFERENCE, ZETA_RTOL, mixed_error,
                        reference_error)
@@ -134,11 +134,20 @@ def test_vectorisation_and_scalars():
         assert out.shape == (3, 4) and out.dtype == np.float64
         scalar = fn(1.25, 0.7)
         assert np.ndim(scalar) == 0 and isinstance(scalar, float)
-        # elementwise; the Gauss-Legendre sum is a BLAS product whose summation order may
-        # depend on the batch size, hence a few ulps rather than equality
+        # elementwise, bit for bit: each point's Gauss-Legendre sum is taken alone, in one order
         single = np.array([[fn(ti, gi) for gi in g] for ti in t[:, 0]])
-        np.testing.assert_allclose(out, single, rtol=4 * EPS, atol=0)
+        assert np.array_equal(out, single)
         assert fn([[1.0, 2.0]], 0.3).shape == (1, 2)
+
+
+def test_a_point_does_not_depend_on_the_points_evaluated_with_it(rng):
+    # The Gauss-Legendre branch (g < 1/2, |w| < 1/2) on batches of every size from 1 to 40 and at every offset:
+    # BLAS's matrix-vector product summed a row in an order that depended on the batch (it failed this test).
+    w, g = rng.uniform(-0.5, 0.5, 400), rng.uniform(0.0, 0.5, 400)
+    whole = zeta_of_ratio(w, g)
+    for size in range(1, 41):
+        for lo in range(0, 400, size):
+            assert np.array_equal(zeta_of_ratio(w[lo:lo + size], g[lo:lo + size]), whole[lo:lo + size]), (size, lo)
 
 
 def test_zeta_at_zero_and_its_second_derivative_match_mpmath():

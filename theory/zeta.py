@@ -91,7 +91,9 @@ def zeta_of_ratio(w, g):
         half = 2.0 * gs * gs / (rs * (rs + 1.0))
         x2 = np.square(1.0 - half[:, None] * (1.0 - _GL_NODES))  # nodes on [c, 1], squared
         integrand = np.exp(-0.5 * (hs * hs)[:, None] * (1.0 + x2)) / (1.0 + x2)
-        integral = half * (integrand @ _GL_WEIGHTS)
+        # einsum, not matmul: BLAS's gemv sums a row in an order that depends on the number of rows, so a point's
+        # value would depend on the points evaluated with it; einsum sums each row alone, in one fixed order
+        integral = half * np.einsum("ij,j->i", integrand, _GL_WEIGHTS)
         out[small] = erf(w[small]) ** 2 + (4.0 / np.pi) * integral
     return out[()] if out.ndim == 0 else out
 

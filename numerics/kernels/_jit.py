@@ -16,12 +16,17 @@ __all__ = ["jit", "ENGINES", "check_engine"]
 ENGINES = ("kernel", "numpy")
 
 
-def jit(fn):
+def jit(fn=None, *, inline=False):
     """``numba.njit(cache=True, nogil=True, error_model="numpy")`` of ``fn`` (numba is imported
-    here, by the kernel modules, which the routes import only when they run a kernel)."""
+    here, by the kernel modules, which the routes import only when they run a kernel).
+    ``@jit(inline=True)``: numba inlines the function into its callers' IR (``inline="always"``), for
+    small helpers that several kernels share inside their per-step loops."""
     import numba
 
-    return numba.njit(cache=True, nogil=True, error_model="numpy")(fn)
+    options = dict(cache=True, nogil=True, error_model="numpy", inline="always" if inline else "never")
+    if fn is None:
+        return numba.njit(**options)
+    return numba.njit(**options)(fn)
 
 
 def check_engine(engine) -> str:

@@ -19,7 +19,8 @@ import numpy as np
 from ..dynamics.overlap_steps import pgd_step
 from ._jit import jit
 
-__all__ = ["pgd_kernel", "lambda_constants_kernel", "partials_kernel", "N_CONSTANTS", "GL_NODES", "GL_WEIGHTS"]
+__all__ = ["pgd_kernel", "lambda_constants_kernel", "partials_kernel", "refresh_constants", "log_overlaps",
+           "N_CONSTANTS", "GL_NODES", "GL_WEIGHTS"]
 
 N_CONSTANTS = 30
 GL_NODES, GL_WEIGHTS = np.polynomial.legendre.leggauss(20)
@@ -105,6 +106,24 @@ def partials_kernel(c, gl_x2, gl_w, kappa, nu, theta, eta, rho):
     return r_kappa, r_nu, r_theta, r_eta, r_rho
 
 
+@jit(inline=True)
+def refresh_constants(lam_i, lam_now, d, L, gamma, nodes, weights, c, gl_x2, gl_w):
+    """Returns lambda_i, after recomputing the constants c, gl_x2, gl_w (``lambda_constants_kernel``) if
+    lambda_i differs from lam_now, the lambda whose constants they hold (lam_now = nan: none yet)."""
+    if lam_i != lam_now:
+        lambda_constants_kernel(d, L, gamma, lam_i, nodes, weights, c, gl_x2, gl_w)
+    return lam_i
+
+
+@jit(inline=True)
+def log_overlaps(logs, row, j, kappa, nu, theta, eta, rho):
+    """Into logs[row, :, j] the overlaps (kappa, nu, theta, eta, rho) of run j, if row >= 0 (row -1: not a
+    logged step)."""
+    if row >= 0:
+        logs[row, 0, j], logs[row, 1, j], logs[row, 2, j] = kappa, nu, theta
+        logs[row, 3, j], logs[row, 4, j] = eta, rho
+
+
 # The step itself is ``numerics.dynamics.overlap_steps.pgd_step``, compiled: one piece of code for
 # both routes (numba compiles its np.sqrt of a float as the IEEE sqrt, as math.sqrt).
 _pgd_step = jit(pgd_step)
@@ -131,15 +150,10 @@ def pgd_kernel(state, d, L, gamma, alpha, lam, cols, log_rows, logs, nodes, weig
         col = cols[j]
         lam_now = math.nan
         for i in range(n_steps + 1):
-            row = log_rows[i]
-            if row >= 0:
-                logs[row, 0, j], logs[row, 1, j], logs[row, 2, j] = kappa, nu, theta
-                logs[row, 3, j], logs[row, 4, j] = eta, rho
+            log_overlaps(logs, log_rows[i], j, kappa, nu, theta, eta, rho)
             if i == n_steps:
                 break
-            if lam[i, col] != lam_now:
-                lam_now = lam[i, col]
-                lambda_constants_kernel(d[j], L[j], gamma[j], lam_now, nodes, weights, c, gl_x2, gl_w)
+            lam_now = refresh_constants(lam[i, col], lam_now, d[j], L[j], gamma[j], nodes, weights, c, gl_x2, gl_w)
             r = partials_kernel(c, gl_x2, gl_w, kappa, nu, theta, eta, rho)
             kappa, nu, theta, eta, rho = _pgd_step(alpha[j], kappa, nu, theta, eta, rho, *r)
             if not (math.isfinite(kappa) and math.isfinite(nu) and math.isfinite(theta)

@@ -1,16 +1,17 @@
 """Compiled PGD on explicit vectors: ``numerics.dynamics.pgd_vectors.vector_pgd``'s inner loop for all runs.
 
-Per run and step, as the reference route: the five overlaps read off the vectors (inner products
-in R^d), the five partials of the closed form at them (``partials_kernel`` of
+Per run and step, as the reference route: the five overlaps read off the vectors (inner products in
+R^d), the five partials of the closed form at them (``partials_kernel`` of
 ``numerics.kernels.pgd_step``, with the constants of ``lambda_constants_kernel`` recomputed only
-when lambda_t changes), the Euclidean gradients g_k = R_kappa k* + R_eta v* + R_rho v and
-g_v = R_nu v* + R_theta k* + R_rho k, the projected step k - alpha (g_k - <g_k, k> k) (and for v,
-both from the old iterate) and the normalisation. The reference takes its partials from
-``theory.risk.risk_grad_from_arrays``, the kernel from the lean transcription that the compiled
-overlap PGD uses; both are the same closed form, each within a few ulps of exact arithmetic, and
-the inner products are summed sequentially here: the routes part at round-off (bound in
-``docs/math/kernels.md#pgd-on-vectors``). The projection and normalisation stay on the vectors, so
-the route still shares only the partials with the overlap recursion it checks (paper Definition 1).
+when lambda_t changes: ``refresh_constants``, shared with the overlap kernel), the Euclidean
+gradients g_k = R_kappa k* + R_eta v* + R_rho v and g_v = R_nu v* + R_theta k* + R_rho k, the
+projected step k - alpha (g_k - <g_k, k> k) (and for v, both from the old iterate) and the
+normalisation. The reference takes its partials from ``theory.risk.risk_grad_from_arrays``, the
+kernel from the lean transcription that the compiled overlap PGD uses; both are the same closed
+form, each within a few ulps of exact arithmetic, and the inner products are summed sequentially
+here: the routes part at round-off (bound in ``docs/math/kernels.md#pgd-on-vectors``). The
+projection and normalisation stay on the vectors, so the route still shares only the partials with
+the overlap recursion it checks (paper Definition 1).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import math
 import numpy as np
 
 from ._jit import jit
-from .pgd_step import N_CONSTANTS, lambda_constants_kernel, partials_kernel
+from .pgd_step import N_CONSTANTS, log_overlaps, partials_kernel, refresh_constants
 
 __all__ = ["vector_pgd_kernel"]
 
@@ -55,15 +56,10 @@ def vector_pgd_kernel(k, v, k_star, v_star, d, L, gamma, alpha, lam, log_rows, l
         for i in range(n_steps + 1):
             kappa, nu, theta = _dot(kj, ks), _dot(vj, vs), _dot(vj, ks)
             eta, rho = _dot(kj, vs), _dot(kj, vj)
-            row = log_rows[i]
-            if row >= 0:
-                logs[row, 0, j], logs[row, 1, j], logs[row, 2, j] = kappa, nu, theta
-                logs[row, 3, j], logs[row, 4, j] = eta, rho
+            log_overlaps(logs, log_rows[i], j, kappa, nu, theta, eta, rho)
             if i == n_steps:
                 break
-            if lam[i, j] != lam_now:
-                lam_now = lam[i, j]
-                lambda_constants_kernel(d, L, gamma, lam_now, nodes, weights, c, gl_x2, gl_w)
+            lam_now = refresh_constants(lam[i, j], lam_now, d, L, gamma, nodes, weights, c, gl_x2, gl_w)
             r_kappa, r_nu, r_theta, r_eta, r_rho = partials_kernel(c, gl_x2, gl_w, kappa, nu, theta, eta, rho)
             for m in range(dim):
                 g_k[m] = r_kappa * ks[m] + r_eta * vs[m] + r_rho * vj[m]

@@ -129,7 +129,7 @@ def online_sgd_full(problem, k, v, k_star, v_star, *, alpha: float, n_steps: int
         overlaps = dict(kappa=np.sum(k * k_star, 1), nu=np.sum(v * v_star, 1),
                         theta=np.sum(v * k_star, 1), eta=np.sum(k * v_star, 1), rho=np.sum(k * v, 1))
         test_risk = None if X_test is None else _test_risk(X_test, Y_test, k, v, lam[n])
-        log.record(d, L, gamma, eps, lam[n], overlaps, test_risk)
+        log.record(overlaps, test_risk)
 
     next_log = iter(steps)
     target = next(next_log)
@@ -145,4 +145,4 @@ def online_sgd_full(problem, k, v, k_star, v_star, *, alpha: float, n_steps: int
         _, g_k, g_v = (loss_grad or minibatch_loss_grad)(X, Y, k, v, lam[n])
         k, v = sphere_step(k, g_k, alpha), sphere_step(v, g_v, alpha)
     bar.close()
-    return log.result(lam, "fixed" if test_size > 0 else "none", d, eps, alpha, batch_size)
+    return log.result(lam, "fixed" if test_size > 0 else "none", (d, L, gamma, eps), alpha, batch_size)

@@ -33,7 +33,7 @@ from theory.parameters import Overlaps
 from .frame import cholesky_coordinates, frame_overlaps
 from .fresh_risk import fresh_test_risk
 from .plane import cholesky2, complement_parts, draw_tokens, frame_tokens, plane_basis, project_complement, token_numbers
-from .trajectory import (SGDTrajectory, TrajectoryLog, check_reduced, child_streams, lambda_path, logged_steps,
+from .trajectory import (SGDTrajectory, check_reduced, child_streams, lambda_path, logged_steps, logged_trajectory,
                          progress_bar, run_generators)
 
 __all__ = ["online_sgd_reduced", "sgd_step"]
@@ -220,16 +220,11 @@ def online_sgd_reduced(problem, overlaps: Overlaps, *, alpha: float, n_steps: in
     streams = [child_streams(g, 5, used=5 if test_size else 4) for g in run_generators(rng, n_runs)]
     train, test = [s[:4] for s in streams], [s[4] for s in streams]
     lam = lambda_path(problem, n_steps)
-    log = TrajectoryLog(steps := logged_steps(n_steps, log_every), n_runs, with_test=test_size > 0)
-    scale2, lam_list, work = np.ones(batch_size * L), lam.tolist(), np.zeros((n_runs, 2, 6))
+    steps = logged_steps(n_steps, log_every)
+    scale2, work = np.ones(batch_size * L), np.zeros((n_runs, 2, 6))
     scale2[::L] = gamma * gamma
-
-    def record(n, KV):
-        test_risk = (None if test_size == 0 else
-                     fresh_test_risk(test, KV, test_size, d, L, gamma, eps, lam_list[n], engine))
-        log.record(d, L, gamma, eps, lam_list[n], frame_overlaps(KV), test_risk)
-
-    record(0, KV)
+    frames = np.empty((len(steps), n_runs, 2, 4))  # KV at the logged steps (step 0 first)
+    frames[0], row = KV, 1
     advance = _route(engine, coefficients)
     chunk = _chunk_steps(n_steps, n_runs, batch_size, L, getattr(advance, "func", advance) is _advance_kernel)
     bar = progress_bar(progress, n_steps, "SGD steps (reduced)")
@@ -239,11 +234,17 @@ def online_sgd_reduced(problem, overlaps: Overlaps, *, alpha: float, n_steps: in
         logged = steps[(steps > start) & (steps <= start + n_chunk)]
         KV, snaps = advance(KV, train, lam[start:start + n_chunk], alpha, (d, batch_size, L, gamma, eps),
                             scale2, logged - start - 1, work)
-        for n, snap in zip(logged, snaps):
-            record(int(n), snap)
+        for snap in snaps:
+            frames[row], row = snap, row + 1
     bar.update(n_steps - bar.n)
     bar.close()
     if not np.all(np.isfinite(KV)):
         raise FloatingPointError("online_sgd_reduced produced non-finite overlaps (the step alpha is probably too "
                                  "large for this d)")
-    return log.result(lam, "fresh" if test_size > 0 else "none", d, eps, alpha, batch_size)
+    # The logged risks after the run (the test streams are consumed in the order of the logged steps, as they would
+    # be step by step): the population risk in one call, the fresh test risk one logged step after the other.
+    overlaps = {name: x.reshape(len(steps), n_runs) for name, x in frame_overlaps(frames.reshape(-1, 2, 4)).items()}
+    test_risk = None if test_size == 0 else np.array([
+        fresh_test_risk(test, frames[i], test_size, d, L, gamma, eps, float(lam[n]), engine) for i, n in enumerate(steps)])
+    return logged_trajectory(steps, lam, overlaps, test_risk, "fresh" if test_size > 0 else "none", (d, L, gamma, eps),
+                             alpha, batch_size)

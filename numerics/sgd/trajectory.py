@@ -175,28 +175,36 @@ def progress_bar(enabled: bool, total: int, desc: str):
 
 
 class TrajectoryLog:
-    """Preallocated buffers filled at the logged steps."""
+    """Buffers of the overlaps (and test risks) of the logged steps, filled row by row (``record``); the
+    population risk of every logged step is evaluated at the end, in one vectorised call (``logged_trajectory``)."""
 
     def __init__(self, steps, n_runs, with_test):
         self.steps = steps
         shape = (len(steps), n_runs)
-        self.arrays = {name: np.empty(shape) for name in OVERLAP_NAMES + ("population_risk",)}
+        self.arrays = {name: np.empty(shape) for name in OVERLAP_NAMES}
         self.test = np.empty(shape) if with_test else None
         self.row = 0
 
-    def record(self, d, L, gamma, eps, lam, overlaps: dict, test_risk=None):
+    def record(self, overlaps: dict, test_risk=None):
         i = self.row
         for name in OVERLAP_NAMES:
             self.arrays[name][i] = overlaps[name]
-        self.arrays["population_risk"][i] = risk_from_arrays(
-            d, L, gamma, eps, lam, *(overlaps[name] for name in OVERLAP_NAMES))
         if self.test is not None:
             self.test[i] = test_risk
         self.row += 1
 
-    def result(self, lam_path, kind, d, eps, alpha, batch_size) -> SGDTrajectory:
+    def result(self, lam_path, kind, shape, alpha, batch_size) -> SGDTrajectory:
         if self.row != len(self.steps):
             raise RuntimeError(f"logged {self.row} of {len(self.steps)} steps")
-        return SGDTrajectory(steps=self.steps, lam=lam_path[self.steps], **self.arrays,
-                             test_risk=self.test, test_risk_kind=kind, d=d, eps=eps, alpha=alpha,
-                             batch_size=batch_size)
+        return logged_trajectory(self.steps, lam_path, self.arrays, self.test, kind, shape, alpha, batch_size)
+
+
+def logged_trajectory(steps, lam_path, overlaps: dict, test_risk, kind, shape, alpha, batch_size) -> SGDTrajectory:
+    """The ``SGDTrajectory`` of the overlaps (n_log, n_runs) logged at ``steps``: the population risk R(k_n, v_n) at
+    lambda_n of every logged step and run by one call of the closed form (``theory.risk.risk_from_arrays``, elementwise,
+    so the same values as one call per logged step); shape = (d, L, gamma, eps)."""
+    d, L, gamma, eps = shape
+    lam = lam_path[steps]
+    risk = risk_from_arrays(d, L, gamma, eps, lam[:, None], *(overlaps[name] for name in OVERLAP_NAMES))
+    return SGDTrajectory(steps=steps, lam=lam, **overlaps, population_risk=risk, test_risk=test_risk,
+                         test_risk_kind=kind, d=d, eps=eps, alpha=alpha, batch_size=batch_size)

@@ -242,7 +242,7 @@ MUTANTS = [
        "PGD kernel: zeta(a, g) with the Owen's-T integral subtracted",
        [_KPGD + "test_paper_experiments_constant_lambda"], ("kernels-equal-reference", "pgd-to-flow-order-1")),
     _m("kernel-pgd-schedule-frozen", "numerics", "numerics/kernels/pgd_step.py",
-       "if lam[i, col] != lam_now:", "if i == 0:",
+       "if lam_i != lam_now:", "if lam_now != lam_now:",
        "PGD kernel: the constants of lambda_0 kept for the whole schedule",
        [_KPGD + "test_paper_schedule_experiment_until_its_instability",
         _KPGD + "test_rank_deficient_starts"], ("kernels-equal-reference", "theorem5-convergence")),
