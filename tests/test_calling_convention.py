@@ -76,7 +76,8 @@ def test_routes_take_the_problem_first(name):
                                   "numerics.highdim.fluctuations.population_velocity",
                                   "numerics.highdim.per_run_drift", "numerics.highdim.fast_mode",
                                   "numerics.highdim.aligned_fixed_point", "numerics.highdim.fixed_point_branch",
-                                  "numerics.highdim.critical_step"])
+                                  "numerics.highdim.critical_step", "numerics.highdim.saddle_jacobian_on_m",
+                                  "numerics.highdim.saddle_pitchfork_step"])
 def test_highdim_routes_take_the_problem_first(name):
     import importlib
 

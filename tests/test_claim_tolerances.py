@@ -197,6 +197,8 @@ RECOMPUTE = {
     "highdim-largest-step": lambda r: (bonferroni_z(len(r.details["z_scores"]) + 2), None),
     # |closed form - extrapolation| / (the extrapolation's error estimate) <= 1, the largest over the cases
     "highdim-limit-closed-form": lambda r: (1.0, max(r.details["ratios"])),
+    # |closed form - extrapolation| / (the extrapolation's error estimate) <= 1, the largest over the cases
+    "highdim-branch-end": lambda r: (1.0, max(r.details["ratios"])),
 }
 
 

@@ -12,7 +12,7 @@ import numbers
 
 import numpy as np
 
-__all__ = ["as_real_array", "check_integer", "check_positive_real", "short_repr"]
+__all__ = ["as_real_array", "check_integer", "check_nonnegative_real", "check_positive_real", "short_repr"]
 
 _NUMERIC_KINDS = "iuf"   # numpy dtype kinds of signed/unsigned integers and floats
 
@@ -69,4 +69,12 @@ def check_positive_real(name: str, value) -> float:
     if arr.ndim != 0 or not arr > 0:
         raise ValueError(f"{name}={short_repr(value)} is not allowed: {name} must be a finite real "
                          "number > 0")
+    return float(arr)
+
+
+def check_nonnegative_real(name: str, value) -> float:
+    """``value`` as a float if it is a finite real scalar >= 0, else ValueError."""
+    arr = as_real_array(name, value)
+    if arr.ndim != 0 or not arr >= 0:
+        raise ValueError(f"{name}={short_repr(value)} is not allowed: {name} must be a finite real number >= 0")
     return float(arr)

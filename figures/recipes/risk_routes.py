@@ -4,7 +4,12 @@ Closed form (``theory.population_risk``, docs/math/risk.md#closed-form-populatio
 (``theory.risk_quad.population_risk_quad``) and Monte Carlo (``numerics.montecarlo.population_risk.
 population_risk_mc``, +-2 standard errors) as points. Bottom row: residuals against the closed
 form in units of each route's own error estimate (quadrature abserr, Monte-Carlo stderr), with
-the band that holds all Monte-Carlo residuals with probability 0.95 (Bonferroni).
+the band that holds all Monte-Carlo residuals with probability 0.95 (Bonferroni). Each Monte-Carlo
+estimate is sized so that this band detects a relative error of ``detect`` (2%, the full-mode target of
+the claim ``theorem1-montecarlo`` it illustrates; 5% in quick mode, as the claim's) with probability 0.9:
+(z_band + z_0.9) stderr <= detect R, by an internal pilot (``figures.verify.checks.sized_estimate``). At
+the full sizes that is 4e4-1.4e5 sequences a point, where a fixed 4e5 detected 1%, finer than the
+figure's 2% and than its markers (a 1% gap is about 1 pt at the top row's scale).
 Paths: on M, (kappa, nu = nu0, 0, 0, 0); off M, theta = theta0, eta = eta0 and
 rho = kappa theta0 + eta0 nu0 (the components of k and v orthogonal to span{k*, v*} are
 orthogonal), feasible for kappa^2 + eta0^2 <= 1.
@@ -18,7 +23,7 @@ from theory.parameters import PAPER_D, PAPER_GAMMA, PAPER_L
 
 NAME = "risk_routes"
 TITLE = "Population risk: closed form vs quadrature vs Monte Carlo, on and off M"
-COST = 9  # seconds of a full compute, measured; orders slr reproduce's work
+COST = 3  # CPU seconds of a full compute and plot, measured (1.3 s compute, load ~6); orders slr reproduce's work
 SEED = 20250101
 
 _PATHS = ("on M", "off M")
@@ -27,7 +32,8 @@ _PATHS = ("on M", "off M")
 def params(quick: bool) -> dict:
     return {"d": PAPER_D, "L": PAPER_L, "gamma": PAPER_GAMMA, "eps": 0.1, "lam": 0.1,
             "nu0": 0.6, "theta0": 0.1, "eta0": -0.1, "kappa_max": 0.95,
-            "n_curve": 201, "n_points": 5 if quick else 13, "n_mc": 20_000 if quick else 400_000}
+            "n_curve": 201, "n_points": 5 if quick else 13, "band_rate": 0.05, "power": 0.9,
+            "detect": 0.05 if quick else 0.02}
 
 
 def _overlaps(p, kappa, path):
@@ -43,6 +49,7 @@ def compute(p: dict, rng: np.random.Generator, progress) -> dict:
     from numerics.montecarlo.statistics import bonferroni_z
 
     from numerics.montecarlo.population_risk import population_risk_mc
+    from ..verify.checks import sized_estimate
     from theory import Problem, population_risk
     from theory.risk_quad import population_risk_quad
 
@@ -50,25 +57,28 @@ def compute(p: dict, rng: np.random.Generator, progress) -> dict:
     kappa_curve = np.linspace(-p["kappa_max"], p["kappa_max"], p["n_curve"])
     kappa_pts = np.linspace(-p["kappa_max"], p["kappa_max"], p["n_points"])
     out = {"kappa_curve": kappa_curve, "kappa_points": kappa_pts}
-    streams = iter(rng.spawn(len(_PATHS) * len(kappa_pts)))
-    with progress(total=len(_PATHS) * len(kappa_pts), desc=NAME) as bar:
+    m = len(_PATHS) * len(kappa_pts)
+    streams = iter(rng.spawn(m))
+    power = dict(alpha=p["band_rate"], m=m, power=p["power"], detect=p["detect"])
+    with progress(total=m, desc=NAME) as bar:
         for i, path in enumerate(_PATHS):
             out[f"closed_curve_{i}"] = population_risk(problem, _overlaps(p, kappa_curve, path))
-            closed, quad, abserr, mc, stderr = (np.empty(len(kappa_pts)) for _ in range(5))
+            closed, quad, abserr, mc, stderr, n_mc = (np.empty(len(kappa_pts)) for _ in range(6))
             for j, kappa in enumerate(kappa_pts):
                 overlaps = _overlaps(p, float(kappa), path)
                 closed[j] = population_risk(problem, overlaps)
                 q = population_risk_quad(problem, overlaps)
                 quad[j], abserr[j] = q.value, q.abserr
-                est = population_risk_mc(problem, overlaps, n=p["n_mc"], rng=next(streams))
-                mc[j], stderr[j] = est.mean, est.stderr
+                est = sized_estimate(lambda n, r: population_risk_mc(problem, overlaps, n=n, rng=r),
+                                     closed[j], next(streams), **power)
+                mc[j], stderr[j], n_mc[j] = est.mean, est.stderr, est.n
                 bar.update()
             out.update({f"closed_points_{i}": closed, f"quad_{i}": quad, f"quad_abserr_{i}": abserr,
-                        f"mc_{i}": mc, f"mc_stderr_{i}": stderr,
+                        f"mc_{i}": mc, f"mc_stderr_{i}": stderr, f"mc_n_{i}": n_mc,
                         f"quad_residual_{i}": (quad - closed) / abserr,
                         f"mc_residual_{i}": (mc - closed) / stderr})
     # Two-sided band holding all Monte-Carlo residuals with probability 0.95 (Bonferroni).
-    out["z_band"] = np.array(bonferroni_z(0.05, len(_PATHS) * len(kappa_pts)))
+    out["z_band"] = np.array(bonferroni_z(p["band_rate"], m))
     return out
 
 
@@ -80,20 +90,21 @@ def plot(data: dict, p: dict):
     fig = Figure(figsize=(DOUBLE_COLUMN, 4.6), layout="constrained")
     axes = fig.subplots(2, 2, sharex=True, height_ratios=(2, 1))
     k = data["kappa_points"]
+    n_mc = np.concatenate([data[f"mc_n_{i}"] for i in range(len(_PATHS))])
     shift = 0.01 * (k[-1] - k[0])   # side by side, so that both markers stay visible
     for i, path in enumerate(_PATHS):
         top, bottom = axes[0, i], axes[1, i]
         top.plot(data["kappa_curve"], data[f"closed_curve_{i}"], color=PALETTE["closed_form"], label="closed form")
         top.plot(k - shift, data[f"quad_{i}"], "o", mfc="none", color=PALETTE["quadrature"], label="quadrature")
         top.errorbar(k + shift, data[f"mc_{i}"], yerr=2 * data[f"mc_stderr_{i}"], fmt="s", ms=3,
-                     color=PALETTE["monte_carlo"], label=f"Monte Carlo (n={p['n_mc']:,}, ±2 s.e.)")
+                     color=PALETTE["monte_carlo"], label=f"Monte Carlo (n={n_mc.min():,.0f}-{n_mc.max():,.0f}, ±2 s.e.)")
         extra = "" if path == "on M" else f", θ={p['theta0']}, η={p['eta0']}, ρ=κθ+ην"
         top.set_title(f"{path}: ν={p['nu0']}{extra}")
         top.set_ylabel("population risk R")
         bottom.axhline(0, color=PALETTE["closed_form"], lw=0.8)
         for sign in (-1, 1):
             bottom.axhline(sign * float(data["z_band"]), color=PALETTE["muted"], lw=0.8, ls="--",
-                           label="family-wise 95% band" if sign > 0 else None)
+                           label=f"family-wise {1 - p['band_rate']:.0%} band" if sign > 0 else None)
         bottom.plot(k - shift, data[f"quad_residual_{i}"], "o", mfc="none", color=PALETTE["quadrature"],
                     label="(quad − closed) / abserr")
         bottom.plot(k + shift, data[f"mc_residual_{i}"], "s", ms=3, color=PALETTE["monte_carlo"],

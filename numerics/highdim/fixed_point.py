@@ -25,6 +25,16 @@ from .per_run import FastModeUnstable, fast_mode, per_run_drift
 __all__ = ["AlignedFixedPoint", "aligned_fixed_point", "fixed_point_branch", "CriticalStep", "critical_step"]
 
 _JAC_STEP = 1e-5
+
+
+def _eigen_step(d):
+    """The central-difference step of the 5 x 5 Jacobian whose eigenvalues decide stability: 1e-5 up to d = 1e3,
+    then 1e-5 sqrt(1e3 / d). Its truncation error grows like h^2 d (the fast direction's entry of dG/dx grows with d
+    while the fast spread it is averaged over shrinks): measured at lambda = 1/s, c = 0.45 sqrt(d) near the end of the
+    branch, 1.7e-4 in the off-M eigenvalues at d = 1e6, h = 1e-6 and 2.6e-4 at d = 1e8, h = 1e-7; so h^2 d fixed at
+    its d = 1e3 value keeps it ~2e-5 (below the slow rates there, >= 0.01), while the quadrature's noise 1e-13 / h
+    stays <= 3e-6 up to d = 1e8 (docs/math/highdim.md#the-end-of-the-branch-at-c-of-order-sqrt-d)."""
+    return _JAC_STEP * min(1.0, float(np.sqrt(1e3 / d)))
 # on |G| at the root: moves (kappa, nu) by <= 1e-9 / (slowest rate, >~ 0.01), far below any Monte-Carlo
 # error; far above the quadrature's ~1e-13 noise, which stops Newton's method from doing much better
 _ROOT_TOL = 1e-9
@@ -108,9 +118,9 @@ def aligned_fixed_point(problem, *, c, batch_size, start=(0.99, 0.99)) -> Aligne
         raise RuntimeError(f"no aligned fixed point found from start={tuple(start)} at c={c}: "
                            f"Newton's method stopped at |G| = {residual:.3g}")
     x = _on_m(a)
-    h = _JAC_STEP * np.eye(5)
+    step = _eigen_step(problem.d)
     J = np.array([(per_run_drift(problem, x + e, c=c, batch_size=batch_size)
-                   - per_run_drift(problem, x - e, c=c, batch_size=batch_size)) / (2 * _JAC_STEP) for e in h]).T
+                   - per_run_drift(problem, x - e, c=c, batch_size=batch_size)) / (2 * step) for e in step * np.eye(5)]).T
     eig = np.linalg.eigvals(J)
     mode = fast_mode(problem, x, c=c, batch_size=batch_size)
     return AlignedFixedPoint(float(c), int(batch_size), float(x[0]), float(x[1]), eig[np.argsort(eig.real)],

@@ -13,8 +13,11 @@ with Euclidean gradients (r_b = T(X_b) - Y_b, p_bl = <X_bl,k>, q_bl = <X_bl,v>)
 
 and the simultaneous projected step of paper Definition 1 with the stochastic gradients:
 k <- normalize(k - alpha (I - k k^T) g_k), v <- normalize(v - alpha (I - v v^T) g_v).
-Exact at every d; cost O(n_runs B L d) per step. Sibling: ``numerics.sgd.reduced.online_sgd_reduced``
-(the same law of the overlaps at a cost independent of d).
+Exact at every d; cost O(n_runs B L d) per step, most of it drawing the B L d Gaussian coordinates.
+The runs advance in blocks whose minibatch fits in a core's cache (``_BLOCK_FLOATS``), and (p, q) and
+(g_k, g_v) are each one batched product over the block's tokens, so the coordinates are read twice after
+they are drawn, while still in cache. Sibling: ``numerics.sgd.reduced.online_sgd_reduced`` (the same law
+of the overlaps at a cost independent of d).
 """
 
 from __future__ import annotations
@@ -28,6 +31,10 @@ from .trajectory import (SGDTrajectory, TrajectoryLog, check_settings, child_str
 __all__ = ["online_sgd_full", "minibatch_loss_grad", "sample_batch", "sphere_step"]
 
 _TWO_OVER_SQRT_PI = 2.0 / np.sqrt(np.pi)
+# Coordinates of the minibatches of one block of runs (1 MiB): the block is drawn, projected and summed
+# while it sits in a core's 2 MiB L2 cache. Measured at d = 80, B L = 50, 2,000 runs (load ~9): 9.5 ns per
+# coordinate and step in blocks of 32 runs, against 11.5 for all runs at once and 8.2 for drawing alone.
+_BLOCK_FLOATS = 2**17
 # Unit-norm and orthogonality of the inputs are checked up to this (a few ulps times sqrt(d) slack).
 _UNIT_TOL = 1e-10
 
@@ -48,9 +55,23 @@ def sample_batch(gens, k_star, v_star, n, L, gamma, eps):
     return X, Y
 
 
+def token_products(X, k, v):
+    """(p, q) = (<X_l, k>, <X_l, v>) for every token, each (n_runs, n, L): one batched product."""
+    R, n, L, d = X.shape
+    PQ = X.reshape(R, n * L, d) @ np.stack((k, v), axis=2)
+    return PQ[..., 0].reshape(R, n, L), PQ[..., 1].reshape(R, n, L)
+
+
+def token_sums(c, e, X):
+    """(sum_bl c_bl X_bl, sum_bl e_bl X_bl), each (n_runs, d): one batched product."""
+    R, n, L, d = X.shape
+    CE = np.stack((c.reshape(R, n * L), e.reshape(R, n * L)), axis=1)
+    G = CE @ X.reshape(R, n * L, d)
+    return G[:, 0], G[:, 1]
+
+
 def _predict(X, k, v, lam):
-    p = np.einsum("rnld,rd->rnl", X, k)
-    q = np.einsum("rnld,rd->rnl", X, v)
+    p, q = token_products(X, k, v)
     gate = erf(lam * p)
     return p, q, gate, np.sum(gate * q, axis=-1)
 
@@ -65,8 +86,7 @@ def minibatch_loss_grad(X, Y, k, v, lam):
     B = X.shape[1]
     e = (2.0 / B) * r[..., None] * gate
     c = (2.0 / B) * r[..., None] * (lam * _TWO_OVER_SQRT_PI) * np.exp(-(lam * p) ** 2) * q
-    g_k = np.einsum("rbl,rbld->rd", c, X)
-    g_v = np.einsum("rbl,rbld->rd", e, X)
+    g_k, g_v = token_sums(c, e, X)
     return np.mean(r * r, axis=1), g_k, g_v
 
 
@@ -115,6 +135,7 @@ def online_sgd_full(problem, k, v, k_star, v_star, *, alpha: float, n_steps: int
         raise ValueError(f"test_size={test_size!r} is not allowed with loss_grad: the test risk is "
                          "the erf predictor's; use 0")
     k, v, k_star, v_star = _check_vectors(d, k, v, k_star, v_star)
+    k, v = k.copy(), v.copy()  # advanced in place, block by block
     n_runs = k.shape[0]
     streams = [child_streams(g, 2) for g in run_generators(rng, n_runs)]
     train, test = [s[0] for s in streams], [s[1] for s in streams]
@@ -131,6 +152,8 @@ def online_sgd_full(problem, k, v, k_star, v_star, *, alpha: float, n_steps: int
         test_risk = None if X_test is None else _test_risk(X_test, Y_test, k, v, lam[n])
         log.record(overlaps, test_risk)
 
+    size = max(1, _BLOCK_FLOATS // (batch_size * L * d))  # runs per block (a run's numbers do not depend on it)
+    blocks = [slice(i, i + size) for i in range(0, n_runs, size)]
     next_log = iter(steps)
     target = next(next_log)
     bar = progress_bar(progress, n_steps, "SGD steps (full)")
@@ -141,8 +164,9 @@ def online_sgd_full(problem, k, v, k_star, v_star, *, alpha: float, n_steps: int
             target = next(next_log, -1)
         if n == n_steps:
             break
-        X, Y = sample_batch(train, k_star, v_star, batch_size, L, gamma, eps)
-        _, g_k, g_v = (loss_grad or minibatch_loss_grad)(X, Y, k, v, lam[n])
-        k, v = sphere_step(k, g_k, alpha), sphere_step(v, g_v, alpha)
+        for block in blocks:
+            X, Y = sample_batch(train[block], k_star[block], v_star[block], batch_size, L, gamma, eps)
+            _, g_k, g_v = (loss_grad or minibatch_loss_grad)(X, Y, k[block], v[block], lam[n])
+            k[block], v[block] = sphere_step(k[block], g_k, alpha), sphere_step(v[block], g_v, alpha)
     bar.close()
     return log.result(lam, "fixed" if test_size > 0 else "none", (d, L, gamma, eps), alpha, batch_size)

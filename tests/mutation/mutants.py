@@ -34,6 +34,8 @@ def _m(id, category, path, original, replacement, description, tests, claims=())
 
 
 _T1 = ("theorem1-quadrature", "theorem1-montecarlo")
+_BRANCH_END = (["tests/test_highdim_branch_end.py::test_closed_form_is_the_extrapolated_finite_d_pitchfork"],
+               ("highdim-branch-end",))
 _KPGD, _KSGD, _KMC = ("tests/test_kernels_pgd.py::", "tests/test_kernels_sgd.py::",
                      "tests/test_kernels_montecarlo.py::")
 
@@ -314,6 +316,11 @@ MUTANTS = [
        "on[out] >= off[out], False", "on[out] <= off[out], False",
        "SGD escape window: the run's route (on or off M) read the wrong way round",
        ["tests/test_highdim_escape_sgd.py::test_without_noise_no_run_leaves_off_m"], ("highdim-sgd-escape",)),
+    _m("branch-end-curvature-sign", "theory", "theory/highdim/branch_end.py", "2.0 * (L - 1) - g2 * w2 * w2",
+       "2.0 * (L - 1) + g2 * w2 * w2", "end of the branch: the fast spread's curvature term of nu's rate with the wrong sign",
+       *_BRANCH_END),
+    _m("saddle-step-batch-unit", "numerics", "numerics/highdim/saddle_step.py", "unit = batch_size * np.sqrt(d)",
+       "unit = np.sqrt(d)", "finite-d pitchfork: c / sqrt(d) reported instead of c / (B sqrt(d))", *_BRANCH_END),
     # ---- verification: the framework ---------------------------------------------------------
     _m("check-passed-finite", "verification", "figures/verify/framework.py",
        "return bool(np.isfinite(self.measured) and self.measured <= self.tolerance)",

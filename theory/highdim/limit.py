@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from ..checks import as_real_array, check_integer, check_positive_real, short_repr
+from ..checks import as_real_array, check_integer, check_nonnegative_real, check_positive_real, short_repr
 from ..parameters import PAPER_GAMMA, PAPER_L
 
 __all__ = ["LimitDrift", "LimitFastModeUnstable", "limit_drift"]
@@ -61,13 +61,6 @@ def _check_unit(name, value):
     return float(arr)
 
 
-def _check_nonnegative(name, value):
-    arr = as_real_array(name, value)
-    if arr.ndim != 0 or not arr >= 0:
-        raise ValueError(f"{name}={short_repr(value)} is not allowed: {name} must be a finite real number >= 0")
-    return float(arr)
-
-
 def limit_drift(kappa, nu, *, lam_bar, c, batch_size=1, L=PAPER_L, gamma=PAPER_GAMMA, eps=0.0) -> LimitDrift:
     """G_infinity of the module docstring at (kappa, nu) in [-1, 1]^2 on M, for lambda = ``lam_bar`` / s
     (lam_bar > 0), step c/d with c >= 0 (c = 0: the population flow's limit), batch size B >= 1, L >= 1
@@ -75,7 +68,7 @@ def limit_drift(kappa, nu, *, lam_bar, c, batch_size=1, L=PAPER_L, gamma=PAPER_G
     where c g^2 >= 2 (docs/math/highdim.md#the-drift-of-one-run: the step overshoots the fast mode)."""
     kappa, nu = _check_unit("kappa", kappa), _check_unit("nu", nu)
     lam_bar, gamma = check_positive_real("lam_bar", lam_bar), check_positive_real("gamma", gamma)
-    c, eps = _check_nonnegative("c", c), _check_nonnegative("eps", eps)
+    c, eps = check_nonnegative_real("c", c), check_nonnegative_real("eps", eps)
     B = check_integer("batch_size", batch_size, minimum=1)
     check_integer("L", L, minimum=1)
     g2s = gamma * gamma

@@ -16,6 +16,7 @@ from .dynamics import (flow_in_partials, overlap_flow_expressions, flow_velocity
 from .fixed_points import classify_on_grid, fixed_points, reduced_jacobian
 from .functions import Zeta, ZetaT, ZetaTT, ZetaTTT, lambdify_modules, numeric_function, zeta_at_zero
 from .hessian import critical_lambda_limit, oracle_hessian_block_symbolic, oracle_hessian_expressions
+from .highdim_branch_end import branch_end_expression, branch_end_symbolic, branch_end_symbols
 from .highdim_limit import limit_drift_expressions, limit_drift_symbolic, limit_symbols
 from .identities import all_identity_proofs, stein_moment
 from .manifold import oracle_local_rates_symbolic, manifold_invariance, reduced_flow
@@ -23,6 +24,7 @@ from .risk_expr import (risk_expression, risk_expression_from_model, risk_grad_s
                         risk_gradient_expressions, risk_symbolic, risk_symbols)
 
 __all__ = [
+    "branch_end_expression", "branch_end_symbolic", "branch_end_symbols",
     "limit_drift_expressions", "limit_drift_symbolic", "limit_symbols",
     "Zeta", "ZetaT", "ZetaTT", "ZetaTTT", "lambdify_modules", "numeric_function", "zeta_at_zero",
     "all_identity_proofs", "stein_moment",

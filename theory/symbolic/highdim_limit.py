@@ -29,7 +29,7 @@ from .dynamics import flow_in_partials, partial_symbols
 from .functions import numeric_function
 from .risk_expr import risk_symbols
 
-__all__ = ["limit_symbols", "limit_drift_expressions", "limit_drift_symbolic"]
+__all__ = ["gaussian_mean", "limit_symbols", "limit_drift_expressions", "limit_drift_symbolic"]
 
 
 @functools.lru_cache(maxsize=None)
@@ -38,7 +38,7 @@ def limit_symbols():
     return sp.symbols("kappa nu lam_bar c B gamma eps", real=True)
 
 
-def _gaussian_mean(expr, variables):
+def gaussian_mean(expr, variables):
     """E[expr] for a polynomial in independent standard normals ``variables``: x^n -> (n - 1)!! (0 if n odd)."""
     poly = sp.Poly(sp.expand(expr), *variables)
     total = 0
@@ -58,7 +58,7 @@ def limit_drift_expressions():
     vt, a1, a2, a3 = sp.symbols("vartheta a1 a2 a3", real=True)
     g = sp.Symbol("g", real=True)
     r = g * (vt + gamma * a1) - gamma * (nu * a1 + sp.sqrt(1 - nu**2) * a2) - eps * a3
-    risk = _gaussian_mean(r**2, (a1, a2, a3))                                   # R_inf(g, nu, vartheta)
+    risk = gaussian_mean(r**2, (a1, a2, a3))                                   # R_inf(g, nu, vartheta)
     o = risk_symbols()
     gate = sp.erf(lam_bar * o.kappa)
     R = risk.subs({g: gate, vt: s * o.theta}).subs(nu, o.nu)
@@ -67,7 +67,7 @@ def limit_drift_expressions():
     flow = [f.subs(partials) for f in flow_in_partials()]                       # (kappa', nu', theta', ...)
     mu = sp.diff(flow[2], o.theta).subs({o.theta: 0, o.eta: 0, o.rho: 0})      # mu_f
     d, alpha = 2 * s**2, c / (2 * s**2)
-    second = _gaussian_mean((r * g) ** 2, (a1, a2, a3))                        # E[(r g)^2]
+    second = gaussian_mean((r * g) ** 2, (a1, a2, a3))                        # E[(r g)^2]
     s_vv = 4 * s**2 * second + 4 * d * gamma**2 * second
     n_v = alpha * ((1 - 1 / B) * partials[Rt] ** 2 + s_vv.subs(g, gate).subs(vt, s * o.theta) / B)
     on_m = {o.eta: 0, o.rho: 0, o.theta: vt / s}

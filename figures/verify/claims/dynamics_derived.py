@@ -76,6 +76,14 @@ def pgd_converges_to_flow_at_order_one(quick: bool, rng) -> Check:
 
 _LAW_DIMS = (4, 5, 50, 400)  # d = 4: on M, nu has the arcsine law (chi2 with 1 degree of freedom)
 _FAMILY_RATE = 1e-3
+# Samples per law in full mode, from the power demanded (dimension 2d rejected at each of the 8 (init, d)),
+# as docs/math/sgd-reduced.md#power-of-the-law-claim: two samples of n at KS distance D have the asymptotic
+# p-value 2 exp(-n D^2), so the level 1e-3/32 needs sqrt(n) D > sqrt(ln(2 * 32 / 1e-3)) = 3.33, and the sd of
+# sqrt(n) D near the alternative is at most 1/sqrt(2). The smallest distance to the law in dimension 2d, measured
+# at n = 10,000 (d = 400 on the sphere, p = 1.5e-37), is D = 0.093: at n = 5,000 it is rejected with margin
+# z = (sqrt(5,000) 0.093 - 3.33) sqrt(2) = 4.6, all 8 with probability > 1 - 8 Phi(-4.6) = 1 - 2e-5 (z = 3.8,
+# 1 - 6e-4, if the true D is one sd of its estimate lower); 10,000 gave z = 8.4 for twice the CPU.
+_LAW_N = 5_000
 
 
 def _statistics(o, on_manifold):
@@ -110,7 +118,7 @@ def _ks_pvalues(n, rng, dimension_factor=1):
        "(numerics.dynamics.initial.sample_initial_overlaps) have the law of the overlaps of vectors drawn uniformly "
        "on the sphere / on M in R^d")
 def initial_overlap_law(quick: bool, rng) -> Check:
-    n = 2_000 if quick else 10_000
+    n = 2_000 if quick else _LAW_N
     pvalues = _ks_pvalues(n, rng)
     m = len(pvalues)
     level = _FAMILY_RATE / m
