@@ -4,7 +4,9 @@ Run: python benchmarks/bench_highdim_limit_step.py [--d 1000,10000,100000,100000
 
 eps = 0.1, L = 10, gamma^2 = 1/2. Per (d, B): c_crit (``critical_step``, relative accuracy 1e-3), its kind, the
 fixed point at the last continuation point below it and the slowest mode's eigenvector there (on or off M);
-c_crit / sqrt(d) and the slope of log c_crit against log d between successive d. ``critical_step`` starts its
+c_crit / sqrt(d) and the slope of log c_crit against log d between successive d; the pitchfork at the saddle that
+ends the branch, c_pf / (B sqrt(d)) (``saddle_pitchfork_step``), its closed-form limit (``branch_end_constant``) and
+the gap (c_pf - c_crit) / c_pf (docs/math/highdim.md#the-end-of-the-branch-at-c-of-order-sqrt-d). ``critical_step`` starts its
 continuation by default from (0.99, 0.99) through c/2, c/4, ...; at d >= 1e5 the fixed point at small c lies
 within 1e-5 of kappa = 1, where that start fails, so it starts at c_start = 2 B from the limit's fixed point
 (``limit_fixed_point``; at c = 2 B it is interior). Prints CPU time.
@@ -17,8 +19,9 @@ import time
 
 import numpy as np
 
-from numerics.highdim import critical_step, limit_fixed_point, per_run_drift
+from numerics.highdim import critical_step, limit_fixed_point, per_run_drift, saddle_pitchfork_step
 from theory import PAPER_GAMMA, PAPER_L, Problem
+from theory.highdim import branch_end_constant
 
 
 def _arg(name, default):
@@ -52,6 +55,9 @@ def main():
                   f"{crit.c_crit / np.sqrt(d):.4f}{slope}; below (c = {crit.below.c:.2f}): (kappa*, nu*) = "
                   f"({crit.below.kappa:.5f}, {crit.below.nu:.4f}), slowest rate {rate:.4f}, |eigenvector| "
                   f"{np.round(vector, 3).tolist()}; CPU {time.process_time() - t0:.1f} s", flush=True)
+            pf = saddle_pitchfork_step(problem, batch_size=B)
+            print(f"    c_pf / (B sqrt(d)) = {pf.constant:.6f} (d -> infinity: "
+                  f"{branch_end_constant(lam_bar=1.0, eps=0.1).constant:.6f}), gap {1 - crit.c_crit / pf.c:.4f}", flush=True)
             previous = (d, crit.c_crit)
     print(f"CPU {time.process_time() - t0:.1f} s")
 

@@ -1,11 +1,13 @@
-import contextlib
 import dataclasses
-import io
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 import mpmath
 import numpy as np
 import pytest
+from quick_run import quick_cli_run
 
 
 def pytest_configure(config):
@@ -22,7 +24,8 @@ def _once_per_run(tmp_path_factory, name, compute):
     """``compute()``, once per test run. Under pytest-xdist the workers share it: the first worker
     that asks computes it holding an exclusive lock (``flock``) on a file of the run's common
     temporary folder and leaves the value there (pickled); the others wait for the lock, then load
-    it. The waiting worker is idle, not competing: the quick runs use a pool of 2 workers.
+    it (the session's quick reproduction is started in the background as the run begins and holds
+    the lock until its value is there: ``_start_quick_reproduction``).
     (xdist's ``--dist loadgroup`` cannot do this: pytest >= 9.2 ignores its group marks,
     pytest-xdist issue 1386.) Serially, or without ``fcntl``, it is just ``compute()``."""
     if not os.environ.get("PYTEST_XDIST_WORKER"):
@@ -112,45 +115,72 @@ def _runs_full_verify(session) -> bool:
     return any(item.nodeid.endswith(_FULL_VERIFY_TEST) for item in session.items)
 
 
-def _quick_cli_run(argv, figures=False, claims=False):
-    """``slr <argv>`` in this process: (exit status, standard output, {recipe: outcome} if
-    ``figures``, {claim id: result} if ``claims``), captured where the command reports them."""
-    from figures import cli
+def _reproduce_argv(quick_outputs):
+    from numerics.pool import available_cores
 
-    outcomes, results = {}, {}
-    figures_done, verify_done = cli._figures_done, cli._verify_done
+    return ["reproduce", "--quick", "--jobs", str(min(2, available_cores())), "--no-progress",
+            "--out", str(quick_outputs.out)]
 
-    def keep_figures(found, *args, **kwargs):
-        outcomes.update((o.name, o) for o in found)
-        return figures_done(found, *args, **kwargs)
 
-    def keep_claims(found, *args, **kwargs):
-        results.update((r.claim_id, r) for r in found)
-        return verify_done(found, *args, **kwargs)
+@pytest.fixture(scope="session", autouse=True)
+def _start_quick_reproduction(request, tmp_path_factory):
+    """Under pytest-xdist, in a whole run: the session's ``slr reproduce --quick`` starts in the
+    background as the run begins (``python tests/quick_run.py``), started by the first worker that
+    takes the lock of ``_once_per_run``; that process holds the lock (the same open file) until it
+    has left its pickled result, which ``quick_reproduction`` then loads as usual. So its pool's
+    2 processes and both workers' other tests share the cores, instead of one worker computing it
+    and the other waiting idle for the tests that read it (while the pool's queue drains to its
+    longest item, one of its 2 processes has nothing to do either). If the background run leaves
+    no result, the first worker that asks computes it itself, as serially."""
+    if not os.environ.get("PYTEST_XDIST_WORKER") or not _runs_full_verify(request.session):
+        yield
+        return
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: each worker computes its own (``_once_per_run``)
+        yield
+        return
 
-    out = io.StringIO()
-    with pytest.MonkeyPatch.context() as mp, contextlib.redirect_stdout(out):
-        mp.setattr(cli, "_figures_done", keep_figures)
-        mp.setattr(cli, "_verify_done", keep_claims)
-        status = cli.main(argv)
-    return status, out.getvalue(), outcomes, results
+    folder = tmp_path_factory.getbasetemp().parent   # <basetemp>/popen-gwN -> <basetemp>
+    argv = _reproduce_argv(request.getfixturevalue("quick_outputs"))
+    with open(folder / "quick-reproduction.lock", "a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:   # another worker started it
+            child = None
+        else:
+            rootdir = str(request.config.rootpath)
+            env = dict(os.environ, MPLBACKEND="Agg",
+                       PYTHONPATH=os.pathsep.join(filter(None, [rootdir, os.environ.get("PYTHONPATH")])))
+            with open(folder / "quick-reproduction.log", "w") as log:
+                child = subprocess.Popen([sys.executable, str(Path(__file__).with_name("quick_run.py")),
+                                          str(folder / "quick-reproduction.pickle"), *argv],
+                                         cwd=rootdir, env=env, stdin=subprocess.DEVNULL, stdout=log,
+                                         stderr=subprocess.STDOUT, pass_fds=(lock.fileno(),))
+    yield   # this worker's copy of the lock's file is closed: the child's copy keeps the lock
+    if child is not None:
+        if child.poll() is None:   # the run ended before it (-x, an interrupted run)
+            child.terminate()
+        try:
+            child.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
 
 
 @pytest.fixture(scope="session")
 def quick_reproduction(request, quick_outputs, tmp_path_factory):
     """``slr reproduce --quick --jobs 2`` into ``quick_outputs``, once per test run (also under
-    pytest-xdist): every recipe and every claim in one queue of (up to) 2 worker processes, the
-    claims reading the figures' cached data, as a user's ``slr reproduce --quick`` does. Its
-    (exit status, standard output, {recipe: outcome}, {claim id: result})."""
+    pytest-xdist, where it starts in the background as the run begins: ``_start_quick_reproduction``):
+    every recipe and every claim in one queue of (up to) 2 worker processes, the claims reading the
+    figures' cached data, as a user's ``slr reproduce --quick`` does. Its (exit status, standard
+    output, {recipe: outcome}, {claim id: result})."""
     import matplotlib
 
-    from numerics.pool import available_cores
-
     matplotlib.use("Agg")
-    argv = ["reproduce", "--quick", "--jobs", str(min(2, available_cores())), "--no-progress",
-            "--out", str(quick_outputs.out)]
+    argv = _reproduce_argv(quick_outputs)
     return _once_per_run(tmp_path_factory, "quick-reproduction",
-                         lambda: _quick_cli_run(argv, figures=True, claims=True))
+                         lambda: quick_cli_run(argv, figures=True, claims=True))
 
 
 @pytest.fixture(scope="session")
@@ -201,7 +231,7 @@ def quick_verification(request, quick_outputs, tmp_path_factory):
     request.getfixturevalue("quick_figures")
     argv = ["verify", "--quick", "--out", str(quick_outputs.out)]
     status, stdout, _, results = _once_per_run(tmp_path_factory, "quick-verification",
-                                               lambda: _quick_cli_run(argv, claims=True))
+                                               lambda: quick_cli_run(argv, claims=True))
     return QuickVerification(status, stdout, results)
 
 

@@ -8,6 +8,8 @@ most linearly over n steps (docs/math/kernels.md#reduced-sgd): the overlaps agre
 4 B L n eps, the risks to that times their size (measured: <= 1e-14 after 5,000 steps).
 """
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -126,6 +128,22 @@ def test_nonlinearity_members_on_the_kernel(sigma):
         assert max(diffs.values()) <= tol, (diffs, tol)
 
 
+@functools.cache
+def _kernel_draws():
+    """``_draw_step`` over the steps of a block, compiled once per process (not once per case)."""
+    from numba import njit
+
+    from numerics.kernels import sgd_step as ks
+
+    @njit
+    def kernel_draws(gen, gamma, mean, L, noise, KV, lam, code, table, X, AB, Zs, Es, Y, PQ, CE):
+        for j in range(X.shape[0]):
+            ks._draw_step(gen, gamma, mean, L, noise[j], KV, lam, code, table, X[j], AB[j], Zs[j], Es[j], Y[j],
+                          PQ[j], CE[j])
+
+    return kernel_draws
+
+
 @pytest.mark.parametrize("member", ["erf", "softmax"])
 @pytest.mark.parametrize("d, B, L", [(80, 5, 10), (4, 3, 4)])
 @pytest.mark.parametrize("KV", [[[0.6, 0.0, 0.8, 0.0], [0.36, 0.48, 0.6, 0.52]], [[0.6, 0.8, 0.0, 0.0], [0.6, 0.8, 0.0, 0.0]]],
@@ -140,7 +158,6 @@ def test_kernel_draws_the_reference_tokens_bit_for_bit(d, B, L, member, KV):
     reference's formulas: erf within 4 eps relative of SciPy's (each within 2 eps of the exact value,
     docs/math/kernels.md#erf-by-piecewise-polynomials), exp within 2 eps (two correctly rounded-to-1-ulp
     exps), p and q within 4 ulps of their terms' size (sums of at most 4 products)."""
-    from numba import njit
     from scipy.special import erf
 
     import numerics.sgd.reduced as sr
@@ -148,12 +165,7 @@ def test_kernel_draws_the_reference_tokens_bit_for_bit(d, B, L, member, KV):
     from numerics.kernels.erf_poly import erf_table
     from numerics.sgd.plane import frame_tokens, plane_basis
 
-    @njit
-    def kernel_draws(gen, gamma, mean, L, noise, KV, lam, code, table, X, AB, Zs, Es, Y, PQ, CE):
-        for j in range(X.shape[0]):
-            ks._draw_step(gen, gamma, mean, L, noise[j], KV, lam, code, table, X[j], AB[j], Zs[j], Es[j], Y[j],
-                          PQ[j], CE[j])
-
+    kernel_draws = _kernel_draws()
     gamma, eps, n, lam, KV = np.sqrt(0.5), 0.1, 300, 1.3, np.array(KV)
     code = {"erf": ks.ERF, "softmax": ks.SOFTMAX}[member]
     E, nk, va, vb = plane_basis(KV[None])
