@@ -115,6 +115,18 @@ def _runs_full_verify(session) -> bool:
     return any(item.nodeid.endswith(_FULL_VERIFY_TEST) for item in session.items)
 
 
+_QUICK_FIXTURES = ("quick_reproduction", "quick_figures", "quick_verification", "quick_claim")
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """In a whole run, the tests that read the session's quick runs come last (otherwise in their
+    order): under pytest-xdist the quick reproduction, started in the background as the run begins
+    (``_start_quick_reproduction``), is then done or nearly when the first of them asks for it, and
+    no worker waits idle for it while other tests remain."""
+    if any(item.nodeid.endswith(_FULL_VERIFY_TEST) for item in items):
+        items.sort(key=lambda item: any(name in _QUICK_FIXTURES for name in item.fixturenames))
+
+
 def _reproduce_argv(quick_outputs):
     from numerics.pool import available_cores
 
