@@ -44,7 +44,7 @@ def main(n=40):
         t = time.process_time()
         q = population_risk_sigma_quad(problem, overlaps, "softmax")
         times.append(time.process_time() - t)
-        ref = sq._evaluate(problem, overlaps, {"R": sq._risk_terms}, (40,), n_max=2)["R"][0] \
+        ref = sq._evaluate(problem, overlaps, {"R": sq._risk_terms}, (40,), n_max=(2, 2))["R"][0] \
             + float(problem.eps) ** 2 + float(problem.gamma) ** 2
         ratios.append(abs(q.value - ref) / q.abserr)
         rel.append(abs(q.value - ref) / abs(ref))

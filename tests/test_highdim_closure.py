@@ -159,7 +159,11 @@ def test_mean_drift_jacobian_is_the_derivative_of_the_closure_mean_velocity():
         dSigma = dSigma + np.triu(dSigma, 1).T
         error = np.max(np.abs(dSigma - expected))
         assert (error <= 1e-6 * scale) if agrees else (error > 1e-4 * scale), (option, error / scale)
-        assert np.array_equal(out[:5], rhs(x)[:5])
+        # the same mean velocity up to the quadrature's error: with mean_drift, D is taken on the trapezoid step
+        # 0.4 of d(alpha D)/dx (moments within 7e-15 relative of step 0.1 at lambda = 2/s), and alpha D is O(c)
+        # of the velocity: 1e-13 of its scale leaves ten times that
+        velocity = rhs(x)[:5]
+        assert np.max(np.abs(out[:5] - velocity)) <= 1e-13 * np.max(np.abs(velocity)), option
     with pytest.raises(ValueError, match="covariance_jacobian"):
         rhs(x, covariance_jacobian="F")
 

@@ -38,3 +38,42 @@ def test_best_lambda_is_a_minimum():
         for f in (np.exp(-0.1), np.exp(0.1)):
             other = oracle_excess_sigma(task.with_lam(opt.lam * f), name)
             assert opt.excess.value < other.value
+
+
+# The search rule of the softmax oracle (softmax_quad.SEARCH_ORDER) at the settings of the figure
+# nonlinearity_comparison (L = 10, gamma = sqrt(1/2)): its stated relative error bound.
+_SEARCH_RTOL = 1e-6
+_FIGURE_TASK = dict(L=10, gamma=np.sqrt(0.5))
+
+
+@pytest.mark.parametrize("d, lam", [(8, 1e-3), (8, 1.9), (8, 1e2), (256, 1e-3), (256, 15.0), (256, 1e2)])
+def test_softmax_search_rule_within_its_bound(d, lam):
+    """The order-SEARCH_ORDER rule (no error estimate) against the (12, 16) rules with theirs."""
+    problem = Task(d=d, **_FIGURE_TASK).with_lam(lam)
+    fast = oracle_excess_sigma(problem, "softmax", with_error=False)
+    ref = oracle_excess_sigma(problem, "softmax")
+    assert np.isnan(fast.abserr)
+    assert abs(fast.value - ref.value) <= _SEARCH_RTOL * ref.value + ref.abserr
+
+
+@pytest.mark.parametrize("d", [8, 256])
+def test_softmax_best_lambda_search_matches_the_order_12_search(d, monkeypatch):
+    """The best-lambda excess found with the search rule against the same search on the order-12
+    rule (the reference route). Each search ends within 2 e (its rule's relative error e) plus
+    Brent's resolution of the minimum of log excess: (1/2) f'' (2 xatol)^2, xatol = 1e-2 in log
+    lambda, f'' the second difference of log excess at lambda* with step 0.1 (doubled: an upper
+    estimate over the bracket). d = 8 binds the claim nonlinearities-softmax-oracle (ratio 0.76
+    to the best element-wise member, tolerance 1); d = 256 has the smallest excess (1.3e-19)."""
+    import theory.nonlinearity.softmax_quad as sq
+
+    task = Task(d=d, **_FIGURE_TASK)
+    fast = oracle_best_lambda_sigma(task, "softmax")
+    monkeypatch.setattr(sq, "SEARCH_ORDER", sq.ORDERS[0])
+    ref = oracle_best_lambda_sigma(task, "softmax")
+    monkeypatch.undo()
+    h = 0.1
+    logs = [np.log(oracle_excess_sigma(task.with_lam(ref.lam * np.exp(k * h)), "softmax").value) for k in (-1, 1)]
+    curvature = 2.0 * abs(logs[0] + logs[1] - 2.0 * np.log(ref.excess.value)) / h**2
+    rtol = 2.0 * (_SEARCH_RTOL + 1e-10) + 0.5 * curvature * (2 * 1e-2) ** 2
+    assert fast.interior and ref.interior
+    assert abs(np.log(fast.excess.value / ref.excess.value)) <= rtol

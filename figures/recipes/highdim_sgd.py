@@ -62,13 +62,13 @@ def _problem(p, d, lam_bar):
 
 
 def _paths(p, rngs):
+    from numerics.dynamics.ode import OdeOptions
     from numerics.highdim import compare_with_sgd
-
-    out = {}
+    out, ode = {}, OdeOptions(method="LSODA", rtol=1e-6, atol=1e-9)  # only drawn (SEs ~1e-3): <= 4e-7 from rtol 1e-8
     for i, (d, rng) in enumerate(zip(p["path_d"], rngs)):
         cmp = compare_with_sgd(_problem(p, d, p["path_lam_bar"]), p["path_start"], c=p["path_c"],
                                batch_size=p["batch_size"], t_end=p["path_t"], n_runs=p["path_runs"], rng=rng,
-                               n_log=p["path_log"], predictions=("population", "effective"))
+                               n_log=p["path_log"], predictions=("population", "effective"), ode=ode)
         out.update({f"path_t_{i}": cmp.t, f"path_mean_{i}": cmp.sgd_mean[:2], f"path_se_{i}": cmp.sgd_stderr[:2],
                     f"path_population_{i}": cmp.predictions["population"][:2],
                     f"path_effective_{i}": cmp.predictions["effective"][:2]})

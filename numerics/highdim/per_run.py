@@ -55,8 +55,8 @@ def _velocity(problem, X):
     return population_velocity(problem, X)
 
 
-def _moments(problem, x):
-    return gradient_moments(problem, tuple(float(v) for v in x), check=False)
+def _moments(problem, x, step):
+    return gradient_moments(problem, tuple(float(v) for v in x), step=step, check=False)
 
 
 def _jacobian(problem, x):
@@ -65,11 +65,12 @@ def _jacobian(problem, x):
     return ((F[:5] - F[5:]) / (2.0 * _JAC_STEP)).T
 
 
-def fast_mode(problem, overlaps, *, c, batch_size, moments=None) -> FastMode:
-    """The fast mode of the module docstring at ``overlaps`` (kappa, nu, theta, eta, rho)."""
+def fast_mode(problem, overlaps, *, c, batch_size, moments=None, quadrature_step=0.2) -> FastMode:
+    """The fast mode of the module docstring at ``overlaps`` (kappa, nu, theta, eta, rho); ``quadrature_step``
+    that of ``theory.highdim.gradient_moments`` (used unless ``moments`` are given)."""
     d, _, _, _, alpha = check_highdim_settings(problem, c, batch_size)
     x = np.asarray(overlaps, dtype=float)
-    m = _moments(problem, x) if moments is None else moments
+    m = _moments(problem, x, quadrature_step) if moments is None else moments
     mu, w, u = fast_eigenpair(_jacobian(problem, x))
     contraction = alpha * abs(mu)
     if contraction >= 2.0:
@@ -79,16 +80,17 @@ def fast_mode(problem, overlaps, *, c, batch_size, moments=None) -> FastMode:
     return FastMode(mu, w, variance, 0.5 * d * variance * w[2] ** 2)
 
 
-def per_run_drift(problem, overlaps, *, c, batch_size) -> np.ndarray:
+def per_run_drift(problem, overlaps, *, c, batch_size, quadrature_step=0.2) -> np.ndarray:
     """G(x) of the module docstring: the drift in flow time of one run at step c/d, batch size B.
-    ``problem`` a ``theory.Problem`` (lam a number), d >= 4, c > 0, B >= 1 (ValueError otherwise).
+    ``problem`` a ``theory.Problem`` (lam a number), d >= 4, c > 0, B >= 1 (ValueError otherwise);
+    ``quadrature_step`` the trapezoid step of ``theory.highdim.gradient_moments`` (three quadratures, the cost).
     Raises ``FastModeUnstable`` where alpha |mu_f| >= 2."""
     _, _, _, _, alpha = check_highdim_settings(problem, c, batch_size)
     x = np.asarray(overlaps, dtype=float)
-    mode = fast_mode(problem, x, c=c, batch_size=batch_size)
+    mode = fast_mode(problem, x, c=c, batch_size=batch_size, quadrature_step=quadrature_step)
     spread = np.sqrt(mode.variance) * mode.w
     out = np.zeros(5)
     for point in (x + spread, x - spread):
-        m = _moments(problem, point)
+        m = _moments(problem, point, quadrature_step)
         out += 0.5 * (population_drift(m, tuple(point)) + alpha * second_order_drift(m, tuple(point), batch_size))
     return out

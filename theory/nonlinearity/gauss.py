@@ -21,7 +21,7 @@ import math
 import numpy as np
 from numpy.polynomial import polynomial as P
 
-__all__ = ["TokenLaw", "informative_law", "noise_law", "panel_rule", "Z_MAX"]
+__all__ = ["TokenLaw", "informative_law", "noise_law", "panel_nodes", "panel_rule", "Z_MAX"]
 
 # phi(10) = 7.7e-23: the neglected tails of int phi |z|^j f, j <= 3, |f| <= 1, are below
 # (z^2 + 2) phi(z) < 1e-20 at z = 10.
@@ -36,16 +36,21 @@ def _legendre(n):
     return x, w
 
 
-def panel_rule(breaks, n):
-    """Nodes and weights (times phi(z)) of n-point Gauss-Legendre on each panel between sorted
+def panel_nodes(breaks, n):
+    """Nodes and weights (without phi(z)) of n-point Gauss-Legendre on each panel between sorted
     breakpoints ``breaks`` (..., m): arrays of shape (..., (m - 1) n). Zero-width panels get
     zero weight."""
     x, w = _legendre(n)
     lo, hi = breaks[..., :-1, None], breaks[..., 1:, None]
     half = 0.5 * (hi - lo)
     z = (lo + half * (x + 1.0)).reshape(*breaks.shape[:-1], -1)
-    wz = (half * w).reshape(z.shape) * (_INV_SQRT_2PI * np.exp(-0.5 * z * z))
-    return z, wz
+    return z, (half * w).reshape(z.shape)
+
+
+def panel_rule(breaks, n):
+    """``panel_nodes`` with the weights times phi(z)."""
+    z, w = panel_nodes(breaks, n)
+    return z, w * (_INV_SQRT_2PI * np.exp(-0.5 * z * z))
 
 
 def z_breaks(extra_z):
