@@ -19,6 +19,7 @@ from scipy.optimize import brentq
 
 from theory.checks import check_positive_real
 
+from .differences import central_jacobian
 from .effective_flow import check_highdim_settings
 from .per_run import FastModeUnstable, fast_mode, per_run_drift
 
@@ -83,7 +84,7 @@ def _newton(f, a, max_iter=40):
     for _ in range(max_iter):
         if np.max(np.abs(fa)) <= _ROOT_TOL:
             break
-        J = np.array([(f(a + e) - f(a - e)) / (2 * _JAC_STEP) for e in _JAC_STEP * np.eye(2)]).T
+        J = central_jacobian(f, a, _JAC_STEP)
         step = np.linalg.lstsq(J, -fa, rcond=None)[0]
         for _ in range(30):
             inside = np.all(np.abs(a + step) < 1.0 - _JAC_STEP)
@@ -119,8 +120,7 @@ def aligned_fixed_point(problem, *, c, batch_size, start=(0.99, 0.99)) -> Aligne
                            f"Newton's method stopped at |G| = {residual:.3g}")
     x = _on_m(a)
     step = _eigen_step(problem.d)
-    J = np.array([(per_run_drift(problem, x + e, c=c, batch_size=batch_size)
-                   - per_run_drift(problem, x - e, c=c, batch_size=batch_size)) / (2 * step) for e in step * np.eye(5)]).T
+    J = central_jacobian(lambda y: per_run_drift(problem, y, c=c, batch_size=batch_size), x, step)
     eig = np.linalg.eigvals(J)
     mode = fast_mode(problem, x, c=c, batch_size=batch_size)
     return AlignedFixedPoint(float(c), int(batch_size), float(x[0]), float(x[1]), eig[np.argsort(eig.real)],

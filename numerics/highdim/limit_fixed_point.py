@@ -23,6 +23,8 @@ from theory.checks import check_integer, check_positive_real
 from theory.highdim import limit_drift
 from theory.parameters import PAPER_GAMMA, PAPER_L
 
+from .differences import central_jacobian
+
 __all__ = ["LimitFixedPoint", "limit_fixed_point"]
 
 # the brackets' tolerance: far below the 1/d remainder of any finite-d comparison (>= 1e-9 at d <= 1e7)
@@ -86,8 +88,7 @@ def limit_fixed_point(c, *, lam_bar, batch_size=1, L=PAPER_L, gamma=PAPER_GAMMA,
         d_nu = (limit_drift(1.0, nu + _JAC_STEP, **kw).drift[1] - limit_drift(1.0, nu - _JAC_STEP, **kw).drift[1])
         eig = np.array([4.0 * dg * h(1.0), d_nu / (2 * _JAC_STEP)])
     else:
-        J = np.array([(limit_drift(kappa + e[0], nu + e[1], **kw).drift - limit_drift(kappa - e[0], nu - e[1], **kw).drift)
-                      / (2 * _JAC_STEP) for e in _JAC_STEP * np.eye(2)]).T
+        J = central_jacobian(lambda y: limit_drift(y[0], y[1], **kw).drift, (kappa, nu), _JAC_STEP)
         eig = np.linalg.eigvals(J)
     return LimitFixedPoint(c, B, float(kappa), float(nu), bool(boundary), eig[np.argsort(eig.real)],
                            r.theta_variance, r.fast_contraction)

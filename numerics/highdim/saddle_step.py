@@ -20,6 +20,7 @@ from theory import Problem
 from theory.checks import check_positive_real
 from theory.parameters import PAPER_GAMMA, PAPER_L
 
+from .differences import central_jacobian
 from .effective_flow import check_highdim_settings
 from .per_run import per_run_drift
 
@@ -46,14 +47,8 @@ def saddle_jacobian_on_m(problem, *, c, batch_size, step=_STEP) -> np.ndarray:
     """J = d(G_kappa, G_nu)/d(kappa, nu) of ``per_run_drift`` at the saddle x = 0 (module docstring)."""
     d, _, _, _, _ = check_highdim_settings(problem, c, batch_size)
     step = check_positive_real("step", step)
-    h = np.array([step / np.sqrt(d / 2.0), step])
-    cols = []
-    for i in range(2):
-        e = np.zeros(5)
-        e[i] = h[i]
-        cols.append((per_run_drift(problem, e, c=c, batch_size=batch_size)
-                     - per_run_drift(problem, -e, c=c, batch_size=batch_size))[:2] / (2.0 * h[i]))
-    return np.array(cols).T
+    on_m = lambda y: per_run_drift(problem, np.array([y[0], y[1], 0.0, 0.0, 0.0]), c=c, batch_size=batch_size)[:2]
+    return central_jacobian(on_m, np.zeros(2), [step / np.sqrt(d / 2.0), step])
 
 
 def saddle_pitchfork_step(problem, *, batch_size, bracket=(0.05, 5.0), rtol=1e-10, step=_STEP) -> SaddlePitchfork:
