@@ -8,6 +8,9 @@ end-to-end times, side by side in one run, each with the machine's load.
   steps logged every 500 (the logged risks are evaluated after the run, in one call), and 20,000
   steps logged at the end only (the steps alone); the same for the softmax member
   (``numerics.nonlinearity.sgd``);
+- full online SGD (``numerics.sgd.full.online_sgd_full``, d = 80, L = 10, B = 5, lambda = 1, alpha = 0.01): the
+  claim sgd-reduced-equals-full-in-law's shape, 2,000 runs of 30 steps logged at every step, per coordinate drawn
+  (B L d + B per run-step);
 - span-reduced Monte-Carlo risk (``numerics.montecarlo.population_risk.population_risk_mc``, d = 400, L = 10);
 - the authors' compiled PGD step, ~80 us per run-step, as quoted in issue 15 (not measured here);
 - ``--reproduce``: cold ``slr reproduce`` (empty output folder) wall and CPU time of the child,
@@ -89,6 +92,16 @@ def mc_case(n, engine):
     return lambda: population_risk_mc(problem, point, n=n, rng=np.random.default_rng(2), engine=engine)
 
 
+def full_sgd_case(n_runs, steps, engine):
+    from numerics.dynamics.initial import sample_initial_vectors
+    from numerics.sgd.full import online_sgd_full
+
+    vectors = sample_initial_vectors(80, n_runs, np.random.default_rng(0))
+    problem = Problem(d=80, L=10, eps=0.1, lam=1.0)
+    return lambda: online_sgd_full(problem, *vectors, alpha=0.01, n_steps=steps, batch_size=5,
+                                   rng=np.random.default_rng(1), log_every=1, engine=engine)
+
+
 def per_step_table(repeat, quick):
     scale = 10 if quick else 1
     cases = [("PGD, lambda = 0.1", lambda n, e: pgd_case(n, 0.1, 20_000 // scale, e), 20_000 // scale),
@@ -107,6 +120,11 @@ def per_step_table(repeat, quick):
             kw = {e: cpu_per_unit(make(n_runs, e), n_runs * steps, repeat) for e in ("kernel", "numpy")}
             print(f"- {name}, {n_runs} run(s): kernel {kw['kernel']:.2f} us, NumPy {kw['numpy']:.1f} us "
                   f"({kw['numpy'] / kw['kernel']:.0f}x) [{before} -> {load()}]", flush=True)
+    n_runs, steps, before = 2000 // scale, 30, load()
+    coordinates = n_runs * steps * (5 * 10 * 80 + 5)
+    kw = {e: cpu_per_unit(full_sgd_case(n_runs, steps, e), coordinates, repeat) * 1e3 for e in ("kernel", "numpy")}
+    print(f"- full SGD, d = 80, {n_runs} runs x {steps} steps, per coordinate: kernel {kw['kernel']:.1f} ns, NumPy "
+          f"{kw['numpy']:.1f} ns ({kw['numpy'] / kw['kernel']:.1f}x) [{before} -> {load()}]", flush=True)
     n = 200_000 // scale
     before = load()
     kw = {e: cpu_per_unit(mc_case(n, e), n, repeat) * 1e3 for e in ("kernel", "numpy")}

@@ -2,7 +2,7 @@
 
 - reduced simulator (``numerics.sgd.reduced.online_sgd_reduced``): steps per second in process
   CPU time on one core, at d = 80 (the paper's) and d = 10^6, for 1, 15 and 30 runs at once;
-- full simulator (``numerics.sgd.full.online_sgd_full``) at d = 80 for comparison;
+- full simulator (``numerics.sgd.full.online_sgd_full``) at d = 80 for comparison, compiled and NumPy routes;
 - the paper's SGD experiment (``numerics.sgd.experiment.PAPER_SGD``: 30 runs, 200,000 steps,
   test set 1,000 logged every 500 steps) on 2 local processes: wall time (goal < 60 s on 2 cores)
   and the final logged quantities. The machine's load average is printed alongside: on a shared
@@ -31,14 +31,14 @@ from numerics.sgd.reduced import online_sgd_reduced  # noqa: E402
 from numerics.dynamics.schedules import ScheduledProblem  # noqa: E402
 
 
-def steps_per_second(d, n_runs, n_steps, full=False, test_size=0):
+def steps_per_second(d, n_runs, n_steps, full=False, test_size=0, engine="kernel"):
     rng = np.random.default_rng(0)
     problem = ScheduledProblem(d=d, L=10, gamma=np.sqrt(0.5), eps=0.1, lam=PaperSchedule(lam0=2.0))
     kw = dict(alpha=1e-3 if d <= 1000 else 1e-6, n_steps=n_steps, batch_size=5, rng=rng,
               log_every=500, test_size=test_size)
     t0 = time.process_time()
     if full:
-        online_sgd_full(problem, *sample_initial_vectors(d, n_runs, rng), **kw)
+        online_sgd_full(problem, *sample_initial_vectors(d, n_runs, rng), engine=engine, **kw)
     else:
         online_sgd_reduced(problem, sample_initial_overlaps(d, n_runs, rng), **kw)
     return n_steps / (time.process_time() - t0)
@@ -57,8 +57,10 @@ def main():
             print(f"  d={d:>7}  runs={n_runs:>2}  {rate:8.0f} steps/s  ({rate * n_runs:9.0f} run-steps/s)")
     rate = steps_per_second(80, 15, n, test_size=1000)
     print(f"  d=     80  runs=15  {rate:8.0f} steps/s  with the test set of 1000 every 500 steps")
-    rate = steps_per_second(80, 30, max(n // 20, 100), full=True)
-    print(f"full simulator, d=80, runs=30: {rate:.0f} steps/s")
+    for engine in ("kernel", "numpy"):
+        rate = steps_per_second(80, 30, max(n // 20, 100), full=True, engine=engine)
+        print(f"full simulator ({engine}), d=80, runs=30: {rate:.0f} steps/s "
+              f"({1e9 / (rate * 30 * (5 * 10 * 80 + 5)):.1f} ns per coordinate)")
 
     config = PAPER_SGD if not args.quick else dataclasses.replace(PAPER_SGD, n_steps=20000)
     load = os.getloadavg()

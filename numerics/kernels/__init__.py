@@ -3,15 +3,15 @@
 Each kernel is the inner loop of a NumPy reference route, transcribed operation by operation:
 ``pgd_kernel`` (``numerics.dynamics.pgd.overlap_pgd``), ``vector_pgd_kernel``
 (``numerics.dynamics.pgd_vectors.vector_pgd``), ``sgd_reduced_kernel``
-(``numerics.sgd.reduced.online_sgd_reduced``) and ``span_risk_kernel``
+(``numerics.sgd.reduced.online_sgd_reduced``), ``sgd_full_kernel`` (``numerics.sgd.full.online_sgd_full``) and ``span_risk_kernel``
 (``numerics.montecarlo.population_risk.population_risk_mc``). The public functions choose with
 ``engine="kernel"`` (default) or ``engine="numpy"`` (the reference); both give the same numbers to
 round-off (``docs/math/kernels.md``). Randomness comes from the caller's explicit generators:
-NumPy draws the streams and the kernels consume them, except the reduced-SGD kernel's tokens, which
-it draws from the run's own ``numpy.random.Generator`` (the same numbers as NumPy's), so the seeds
+NumPy draws the streams and the kernels consume them, except the reduced- and full-SGD kernels' tokens,
+which they draw from the run's own ``numpy.random.Generator`` (the same numbers as NumPy's), so the seeds
 mean the same on both routes.
 
-The kernel modules (``pgd_step``, ``pgd_vectors_step``, ``sgd_step``, ``montecarlo_step``) import numba; this package
+The kernel modules (``pgd_step``, ``pgd_vectors_step``, ``sgd_step``, ``sgd_full_step``, ``montecarlo_step``) import numba; this package
 and the routes import them only when a kernel runs.
 """
 

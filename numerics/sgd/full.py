@@ -16,7 +16,9 @@ k <- normalize(k - alpha (I - k k^T) g_k), v <- normalize(v - alpha (I - v v^T) 
 Exact at every d; cost O(n_runs B L d) per step, most of it drawing the B L d Gaussian coordinates.
 The runs advance in blocks whose minibatch fits in a core's cache (``_BLOCK_FLOATS``), and (p, q) and
 (g_k, g_v) are each one batched product over the block's tokens, so the coordinates are read twice after
-they are drawn, while still in cache. Sibling: ``numerics.sgd.reduced.online_sgd_reduced`` (the same law
+they are drawn, while still in cache (the reference route, ``engine="numpy"``). The default route is the compiled
+loop ``numerics.kernels.sgd_full_step``: the same numbers drawn by numba from the same generators, each token's
+projections taken as it is drawn, the same trajectories to round-off (docs/math/kernels.md#full-sgd). Sibling: ``numerics.sgd.reduced.online_sgd_reduced`` (the same law
 of the overlaps at a cost independent of d).
 """
 
@@ -25,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import erf
 
+from ..kernels import check_engine
 from .trajectory import (SGDTrajectory, TrajectoryLog, check_settings, child_streams,
                              lambda_path, logged_steps, progress_bar, run_generators)
 
@@ -113,9 +116,57 @@ def _check_vectors(d, k, v, k_star, v_star):
     return arrays
 
 
+def _advance_numpy(k, v, k_star, v_star, train, lam, alpha, batch_size, shape, loss_grad, steps, record):
+    """The reference route: all runs step by step, in blocks of runs whose minibatch fits in cache
+    (``_BLOCK_FLOATS``); ``record(n)`` at each logged step n."""
+    d, L, gamma, eps = shape
+    n_runs, n_steps = k.shape[0], len(lam) - 1
+    size = max(1, _BLOCK_FLOATS // (batch_size * L * d))  # runs per block (a run's numbers do not depend on it)
+    blocks = [slice(i, i + size) for i in range(0, n_runs, size)]
+    next_log = iter(steps)
+    target = next(next_log)
+    for n in range(n_steps + 1):
+        if n == target:
+            record(n, k, v)
+            target = next(next_log, -1)
+        if n == n_steps:
+            break
+        for block in blocks:
+            X, Y = sample_batch(train[block], k_star[block], v_star[block], batch_size, L, gamma, eps)
+            _, g_k, g_v = (loss_grad or minibatch_loss_grad)(X, Y, k[block], v[block], lam[n])
+            k[block], v[block] = sphere_step(k[block], g_k, alpha), sphere_step(v[block], g_v, alpha)
+
+
+def _advance_kernel(k, v, k_star, v_star, train, lam, alpha, batch_size, shape, steps, record, bar):
+    """The compiled route (``numerics.kernels.sgd_full_step``): run by run, drawing each run's numbers
+    from its training stream as ``sample_batch`` does; the (k, v) of the logged steps are kept for a
+    block of runs and recorded by ``record`` (rows: runs of the block) as on the reference route; ``bar``
+    advances per block of runs."""
+    from ..kernels.erf_poly import erf_table
+    from ..kernels.sgd_full_step import sgd_full_kernel
+
+    d, L, gamma, eps = shape
+    n_runs = k.shape[0]
+    rows = np.full(len(lam), -1)
+    rows[steps] = np.arange(len(steps))
+    lam_steps, table, shift = np.ascontiguousarray(lam[:-1]), erf_table(), np.sqrt(d / 2.0) * k_star
+    v_star = np.ascontiguousarray(v_star)
+    size = max(1, _BLOCK_FLOATS // (2 * len(steps) * d))  # runs whose logged vectors are kept at once
+    for lo in range(0, n_runs, size):
+        block = slice(lo, min(n_runs, lo + size))
+        snaps = np.empty((len(steps), block.stop - lo, 2, d))
+        for r in range(lo, block.stop):
+            sgd_full_kernel(k[r], v[r], v_star[r], shift[r], train[r], gamma, eps, lam_steps, float(alpha),
+                            batch_size, L, rows, snaps[:, r - lo], table)
+        for i, n in enumerate(steps):
+            record(n, snaps[i, :, 0], snaps[i, :, 1], block, i)
+        bar.update(round((len(lam) - 1) * block.stop / n_runs) - bar.n)
+
+
 def online_sgd_full(problem, k, v, k_star, v_star, *, alpha: float, n_steps: int,
                     batch_size: int, rng, log_every: int = 1,
-                    test_size: int = 0, progress: bool = False, loss_grad=None) -> SGDTrajectory:
+                    test_size: int = 0, progress: bool = False, loss_grad=None,
+                    engine: str = "kernel") -> SGDTrajectory:
     """Run online SGD (module docstring) from (k, v) for n_runs independent runs at once.
 
     k, v, k_star, v_star: arrays (n_runs, d), d = problem.d, unit rows, k* ⟂ v*.
@@ -126,10 +177,14 @@ def online_sgd_full(problem, k, v, k_star, v_star, *, alpha: float, n_steps: int
     the risks logged at step n use lambda_n.
     test_size > 0: a fixed test set of that size is sampled once per run (the paper uses 1000)
     and the empirical risk on it is logged (``test_risk_kind = "fixed"``).
-    ``progress``: a tqdm bar of the steps (updated at the logged steps). ``loss_grad``: another
-    predictor's map with the signature of ``minibatch_loss_grad`` (``numerics.nonlinearity.sgd``);
-    test_size must then be 0.
+    ``progress``: a tqdm bar of the steps (updated at the logged steps; per block of runs on the
+    kernel route). ``loss_grad``: another predictor's map with the signature of ``minibatch_loss_grad``
+    (``numerics.nonlinearity.sgd``; always the NumPy route); test_size must then be 0.
+    ``engine``: "kernel" (compiled, ``numerics.kernels.sgd_full_step``, the default) or "numpy" (the
+    reference route): the same random numbers, the same trajectories to round-off
+    (docs/math/kernels.md#full-sgd).
     """
+    check_engine(engine)
     d, L, gamma, eps = check_settings(problem, alpha, n_steps, batch_size, log_every, test_size)
     if loss_grad is not None and test_size > 0:
         raise ValueError(f"test_size={test_size!r} is not allowed with loss_grad: the test risk is "
@@ -145,28 +200,21 @@ def online_sgd_full(problem, k, v, k_star, v_star, *, alpha: float, n_steps: int
     X_test = Y_test = None
     if test_size > 0:
         X_test, Y_test = sample_batch(test, k_star, v_star, test_size, L, gamma, eps)
-
-    def record(n):
-        overlaps = dict(kappa=np.sum(k * k_star, 1), nu=np.sum(v * v_star, 1),
-                        theta=np.sum(v * k_star, 1), eta=np.sum(k * v_star, 1), rho=np.sum(k * v, 1))
-        test_risk = None if X_test is None else _test_risk(X_test, Y_test, k, v, lam[n])
-        log.record(overlaps, test_risk)
-
-    size = max(1, _BLOCK_FLOATS // (batch_size * L * d))  # runs per block (a run's numbers do not depend on it)
-    blocks = [slice(i, i + size) for i in range(0, n_runs, size)]
-    next_log = iter(steps)
-    target = next(next_log)
     bar = progress_bar(progress, n_steps, "SGD steps (full)")
-    for n in range(n_steps + 1):
-        if n == target:
-            record(n)
+
+    def record(n, k, v, runs=slice(None), row=None):
+        ks, vs = k_star[runs], v_star[runs]
+        overlaps = dict(kappa=np.sum(k * ks, 1), nu=np.sum(v * vs, 1),
+                        theta=np.sum(v * ks, 1), eta=np.sum(k * vs, 1), rho=np.sum(k * v, 1))
+        test_risk = None if X_test is None else _test_risk(X_test[runs], Y_test[runs], k, v, lam[n])
+        log.record(overlaps, test_risk, row, runs)
+        if row is None:
             bar.update(n - bar.n)
-            target = next(next_log, -1)
-        if n == n_steps:
-            break
-        for block in blocks:
-            X, Y = sample_batch(train[block], k_star[block], v_star[block], batch_size, L, gamma, eps)
-            _, g_k, g_v = (loss_grad or minibatch_loss_grad)(X, Y, k[block], v[block], lam[n])
-            k[block], v[block] = sphere_step(k[block], g_k, alpha), sphere_step(v[block], g_v, alpha)
+
+    shape = (d, L, gamma, eps)
+    if engine == "kernel" and loss_grad is None:
+        _advance_kernel(k, v, k_star, v_star, train, lam, alpha, batch_size, shape, steps, record, bar)
+    else:
+        _advance_numpy(k, v, k_star, v_star, train, lam, alpha, batch_size, shape, loss_grad, steps, record)
     bar.close()
     return log.result(lam, "fixed" if test_size > 0 else "none", (d, L, gamma, eps), alpha, batch_size)

@@ -183,19 +183,21 @@ class TrajectoryLog:
         shape = (len(steps), n_runs)
         self.arrays = {name: np.empty(shape) for name in OVERLAP_NAMES}
         self.test = np.empty(shape) if with_test else None
-        self.row = 0
+        self.row, self.filled = 0, np.zeros(shape, dtype=bool)
 
-    def record(self, overlaps: dict, test_risk=None):
-        i = self.row
+    def record(self, overlaps: dict, test_risk=None, row=None, runs=slice(None)):
+        """Fill the next row (``row`` None) or row ``row``, for all runs or the runs ``runs``."""
+        i = self.row if row is None else row
         for name in OVERLAP_NAMES:
-            self.arrays[name][i] = overlaps[name]
+            self.arrays[name][i, runs] = overlaps[name]
         if self.test is not None:
-            self.test[i] = test_risk
-        self.row += 1
+            self.test[i, runs] = test_risk
+        self.filled[i, runs] = True
+        self.row += row is None
 
     def result(self, lam_path, kind, shape, alpha, batch_size) -> SGDTrajectory:
-        if self.row != len(self.steps):
-            raise RuntimeError(f"logged {self.row} of {len(self.steps)} steps")
+        if not self.filled.all():
+            raise RuntimeError(f"logged {self.filled.all(axis=1).sum()} of {len(self.steps)} steps")
         return logged_trajectory(self.steps, lam_path, self.arrays, self.test, kind, shape, alpha, batch_size)
 
 

@@ -1,0 +1,118 @@
+"""Compiled loop of the full d-dimensional online-SGD simulator (``numerics.sgd.full.online_sgd_full``).
+
+One run through n steps, each in the notation of ``numerics.sgd.full``'s module docstring: the B L d token
+coordinates and the B target noises are drawn from the run's own ``numpy.random.Generator`` (numba's
+``standard_normal``: NumPy's numbers, in the order of ``numerics.sgd.full.sample_batch``), each token's
+projections p = <X, k>, q = <X, v> accumulated as its coordinates are drawn (the informative token's target
+<X_0, v*> too), then the gates erf(lambda p), the residuals, the coefficients (c, e), the gradients
+(g_k, g_v) and the projected, normalised step of both vectors. erf is ``erf_poly`` (~1 ulp); the rest is
+the reference's arithmetic in its order except for the summation order of its sums (bound and test in
+``docs/math/kernels.md#full-sgd``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._jit import jit
+from .erf_poly import erf_poly
+
+__all__ = ["sgd_full_kernel"]
+
+_TWO_OVER_SQRT_PI = float(2.0 / np.sqrt(np.pi))
+
+
+@jit
+def _draw_batch(gen, k, v, v_star, shift, gamma, eps, B, L, X, PQ, y):
+    """The step's numbers into X (B L, d) in the reference's order (token by token, then the B noises),
+    the informative token scaled by gamma and shifted by ``shift`` = sqrt(d/2) k*; PQ (2, B L) = (p, q)
+    and y (B,) = <X_b0, v*> + eps xi_b."""
+    d = k.size
+    for i in range(B * L):
+        p = q = 0.0
+        if i % L == 0:
+            t = 0.0
+            for j in range(d):
+                x = gen.standard_normal() * gamma + shift[j]
+                X[i, j] = x
+                p += k[j] * x
+                q += v[j] * x
+                t += x * v_star[j]
+            y[i // L] = t
+        else:
+            for j in range(d):
+                x = gen.standard_normal()
+                X[i, j] = x
+                p += k[j] * x
+                q += v[j] * x
+        PQ[0, i], PQ[1, i] = p, q
+    for b in range(B):
+        y[b] = y[b] + eps * gen.standard_normal()
+
+
+@jit
+def _coefficients(PQ, y, lam, B, L, table, CE):
+    """CE (2, B L) = (c, e): with g = erf(lambda p), r_b = sum_l g q - y_b,
+    e = ((2/B) r) g, c = ((2/B) r) (lambda 2/sqrt(pi)) exp(-(lambda p)^2) q (the reference's order)."""
+    scale = lam * _TWO_OVER_SQRT_PI
+    for b in range(B):
+        T = 0.0
+        for i in range(b * L, (b + 1) * L):
+            CE[1, i] = erf_poly(lam * PQ[0, i], table)
+            T += CE[1, i] * PQ[1, i]
+        rb = (2.0 / B) * (T - y[b])
+        rs = rb * scale
+        for i in range(b * L, (b + 1) * L):
+            lp = lam * PQ[0, i]
+            CE[0, i] = rs * math.exp(-(lp * lp)) * PQ[1, i]
+            CE[1, i] = rb * CE[1, i]
+
+
+@jit
+def _sphere_step(x, g, alpha):
+    """x <- normalise(x - alpha (g - <x, g> x)) in place (``numerics.sgd.full.sphere_step``)."""
+    s = 0.0
+    for j in range(x.size):
+        s += x[j] * g[j]
+    n2 = 0.0
+    for j in range(x.size):
+        g[j] = x[j] - alpha * (g[j] - s * x[j])
+        n2 += g[j] * g[j]
+    norm = math.sqrt(n2)
+    for j in range(x.size):
+        x[j] = g[j] / norm
+
+
+@jit
+def sgd_full_kernel(k, v, v_star, shift, gen, gamma, eps, lam, alpha, B, L, snap_rows, snaps, table):
+    """Advance one run's (k, v) (each (d,), in place) through the len(lam) steps, drawing its numbers.
+
+    v_star (d,): the target direction; shift (d,): sqrt(d/2) k*, the informative token's mean; gen: the
+    run's training Generator (numba draws the same stream as NumPy's ``standard_normal`` from it, advancing
+    its state); lam (n,): lambda of each step; snap_rows (n + 1,) int: the row of ``snaps`` (n_snap, 2, d)
+    that receives (k, v) after j steps (j = 0..n), or -1; table: ``erf_poly.erf_table()``.
+    """
+    d, n = k.size, lam.size
+    X = np.empty((B * L, d))
+    PQ, CE, y = np.empty((2, B * L)), np.empty((2, B * L)), np.empty(B)
+    gk, gv = np.empty(d), np.empty(d)
+    for j in range(n + 1):
+        row = snap_rows[j]
+        if row >= 0:
+            snaps[row, 0] = k
+            snaps[row, 1] = v
+        if j == n:
+            break
+        _draw_batch(gen, k, v, v_star, shift, gamma, eps, B, L, X, PQ, y)
+        _coefficients(PQ, y, lam[j], B, L, table, CE)
+        gk[:] = 0.0
+        gv[:] = 0.0
+        for i in range(B * L):
+            c, e = CE[0, i], CE[1, i]
+            for m in range(d):
+                gk[m] += c * X[i, m]
+                gv[m] += e * X[i, m]
+        _sphere_step(k, gk, alpha)
+        _sphere_step(v, gv, alpha)
