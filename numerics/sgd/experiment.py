@@ -82,9 +82,14 @@ class SGDExperiment:
 PAPER_SGD = SGDExperiment()
 
 
+def _child_seed(seed: np.random.SeedSequence, i: int) -> np.random.SeedSequence:
+    """The i-th child SeedSequence of ``seed``, independent of how often seed was spawned before."""
+    return np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key + (i,))
+
+
 def _child(seed: np.random.SeedSequence, i: int) -> np.random.Generator:
-    """The i-th child generator of ``seed``, independent of how often seed was spawned before."""
-    return np.random.default_rng(np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key + (i,)))
+    """The generator of ``_child_seed(seed, i)``."""
+    return np.random.default_rng(_child_seed(seed, i))
 
 
 def sgd_runs(config: SGDExperiment, seeds, progress: bool = False) -> SGDTrajectory:
@@ -92,7 +97,7 @@ def sgd_runs(config: SGDExperiment, seeds, progress: bool = False) -> SGDTraject
 
     Run i initialises from child 0 of seeds[i] and trains with child 1, so its numbers depend only
     on its own seed. ``progress``: a tqdm bar of the steps."""
-    train_rngs = [_child(s, 1) for s in seeds]
+    train_rngs = [_child_seed(s, 1) for s in seeds]  # the simulators spawn from its seed only (no generator needed)
     kw = dict(alpha=config.alpha, n_steps=config.n_steps, batch_size=config.batch_size,
               rng=train_rngs, log_every=config.log_every,
               test_size=config.test_size, progress=progress)

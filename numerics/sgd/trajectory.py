@@ -145,23 +145,25 @@ def logged_steps(n_steps: int, log_every: int) -> np.ndarray:
 
 
 def run_generators(rng, n_runs: int) -> list:
-    """One Generator per run: ``rng`` is a Generator (its spawned children are used) or a sequence
-    of n_runs Generators (used as given, so that a run's numbers do not depend on its neighbours)."""
+    """One seed per run, for ``child_streams``: ``rng`` is a Generator (the SeedSequences of its spawned children,
+    those of ``rng.spawn(n_runs)``, without building their generators: ~6 us per run) or a sequence of n_runs
+    Generators or SeedSequences (used as given, so that a run's numbers do not depend on its neighbours)."""
     if isinstance(rng, np.random.Generator):
-        return list(rng.spawn(n_runs))
+        seq = rng.bit_generator.seed_seq
+        return seq.spawn(n_runs) if isinstance(seq, np.random.SeedSequence) else list(rng.spawn(n_runs))
     if isinstance(rng, Sequence) and len(rng) == n_runs and all(
-            isinstance(g, np.random.Generator) for g in rng):
+            isinstance(g, (np.random.Generator, np.random.SeedSequence)) for g in rng):
         return list(rng)
     raise ValueError(f"rng={rng!r} is not allowed: pass a numpy Generator or a sequence of "
-                     f"{n_runs} Generators (one per run)")
+                     f"{n_runs} Generators or SeedSequences (one per run)")
 
 
-def child_streams(gen: np.random.Generator, n: int, used: int | None = None) -> list:
-    """n independent child generators of ``gen`` (children of its SeedSequence, as
-    ``Generator.spawn``), on the SFC64 bit generator, which draws normals about twice as fast as
-    PCG64 here; the simulators spend much of their time drawing normals. ``used``: only the first
-    ``used`` children are built (the others are None; each costs ~20 us, a cost per run)."""
-    seqs = gen.bit_generator.seed_seq.spawn(n)
+def child_streams(gen, n: int, used: int | None = None) -> list:
+    """n independent child generators of ``gen`` (a Generator: children of its SeedSequence, as
+    ``Generator.spawn``; or a SeedSequence: its children), on the SFC64 bit generator, which draws normals
+    about twice as fast as PCG64 here; the simulators spend much of their time drawing normals. ``used``:
+    only the first ``used`` children are built (the others are None; each costs ~20 us, a cost per run)."""
+    seqs = (gen if isinstance(gen, np.random.SeedSequence) else gen.bit_generator.seed_seq).spawn(n)
     return [np.random.Generator(np.random.SFC64(s)) if i < (n if used is None else used) else None
             for i, s in enumerate(seqs)]
 
