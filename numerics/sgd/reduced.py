@@ -48,23 +48,16 @@ def _informative_mean(d):  # the informative token's mean along k* (docs/math/sg
     return np.sqrt(d / 2.0)
 
 
-def _run_noise(s, n, d, B, eps):
-    """The target noise eps xi (n, B) and the Bartlett variables (a11, n21, a22), each (n,), of n steps of one
-    run, from its streams s[1:4]."""
-    m = d - 4  # Wishart degrees of freedom
-    extra = s[1].standard_normal((n, B + 1))
-    n21 = extra[:, B] if m >= 1 else np.zeros(n)
-    a11 = np.sqrt(s[2].chisquare(m, n)) if m >= 1 else np.zeros(n)
-    a22 = np.sqrt(s[3].chisquare(m - 1, n)) if m >= 2 else np.zeros(n)
-    return eps * extra[:, :B], a11, n21, a22
-
-
 def _draw_noise(streams, n, d, B, eps):
-    """``_run_noise`` of every run, stacked: (R, n, B) and three (R, n), from streams[i][1:4] (both routes draw them
-    here; the kernel route run by run, where one run's arrays are taken as they are, without a stacking copy)."""
-    if len(streams) == 1:
-        return tuple(x[None] for x in _run_noise(streams[0], n, d, B, eps))
-    return tuple(np.stack(x) for x in zip(*(_run_noise(s, n, d, B, eps) for s in streams)))
+    """The target noise eps xi (R, n, B) and the Bartlett variables (a11, n21, a22), each (R, n), of n steps for every
+    run, from streams[i][1:4] (both routes draw them here; the kernel route run by run: no stacking copy for one run)."""
+    R, m = len(streams), d - 4  # m: Wishart degrees of freedom
+    stack = (lambda xs: xs[0][None]) if R == 1 else np.stack
+    extra = stack([s[1].standard_normal((n, B + 1)) for s in streams])
+    n21 = extra[:, :, B] if m >= 1 else np.zeros((R, n))
+    a11 = np.sqrt(stack([s[2].chisquare(m, n) for s in streams])) if m >= 1 else np.zeros((R, n))
+    a22 = np.sqrt(stack([s[3].chisquare(m - 1, n) for s in streams])) if m >= 2 else np.zeros((R, n))
+    return eps * extra[:, :, :B], a11, n21, a22
 
 
 def _draw_chunk(streams, n, d, B, L, gamma, eps):
