@@ -24,9 +24,10 @@ import numpy as np
 
 from numerics.pool import Terminated
 
-from .cache import DataCache, atomic_write, cache_key
+from .cache import DataCache, cache_key
 from .paths import OutputPaths
 from .metadata import figure_metadata
+from .saving import save_figure
 from .style import figure_style, mark_quick
 from .table import text_table
 
@@ -168,53 +169,6 @@ def figure_data(name: str, *, quick: bool, cache_dir=None) -> FigureData:
     return FigureData(name, params, key, load)
 
 
-def fix_layout(fig):
-    """Lay ``fig`` out once for saving and return the area to save, in inches: what
-    ``savefig(bbox_inches="tight")`` would compute for a PNG at ``savefig.dpi``.
-
-    ``savefig`` with a layout engine or ``bbox_inches="tight"`` draws the figure once without
-    rendering, to run the layout and measure the tight box, before it draws it for real; with a PNG
-    and a PDF that is four draws and two layouts per figure. Here the layout runs once, as the PNG's
-    ``savefig`` would run it (Agg text metrics at ``savefig.dpi``), and is then frozen (layout
-    engine removed): saved with the returned box, the PNG is the one ``savefig`` would have written,
-    pixel for pixel, and the PDF has the same layout and box (three draws for both files, one without
-    rendering). ``savefig``'s own PDF would be laid out with the PDF's text metrics at 72 dpi: the
-    page then differs by up to ~3 pt (of ~500), the drawing not at all."""
-    import matplotlib
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    dpi = matplotlib.rcParams["savefig.dpi"]
-    pad = matplotlib.rcParams["savefig.pad_inches"]
-    if matplotlib.rcParams["savefig.bbox"] != "tight" or dpi == "figure" or pad == "layout":
-        raise ValueError(f"savefig.bbox={matplotlib.rcParams['savefig.bbox']!r}, savefig.dpi={dpi!r}, "
-                         f"savefig.pad_inches={pad!r} are not allowed: fix_layout reproduces bbox 'tight' "
-                         "at a numeric dpi and pad")
-    FigureCanvasAgg(fig)   # the PNG's canvas: its one renderer measures the text for the layout and the box
-    screen_dpi = fig.dpi
-    fig.dpi = dpi
-    try:
-        fig.draw_without_rendering()   # the layout engine runs here, at the PNG's resolution
-        bbox = fig.get_tightbbox().padded(pad)
-    finally:
-        fig.dpi = screen_dpi
-    # No layout engine at all (a 'none' placeholder would still make savefig draw once more per file).
-    fig.set_layout_engine(None)
-    if fig.get_layout_engine() is not None:
-        raise ValueError(f"layout engine {fig.get_layout_engine()!r} after set_layout_engine(None) is not "
-                         "allowed: rcParams figure.autolayout and figure.constrained_layout.use must be off")
-    return bbox
-
-
-def _save(fig, paths: OutputPaths, name: str, metadata: dict):
-    paths.figures.mkdir(parents=True, exist_ok=True)
-    files = paths.figure_files(name)
-    bbox = fix_layout(fig)
-    for path in files:
-        fmt = path.suffix[1:]
-        atomic_write(path, lambda fh: fig.savefig(fh, format=fmt, metadata=metadata.get(fmt), bbox_inches=bbox))
-    return files
-
-
 def run_recipe(recipe, *, paths: OutputPaths, quick: bool = False, force: bool = False,
                progress=None, echo=print) -> RecipeOutcome:
     """Compute (or load from the cache) and plot one recipe; failures become a 'failed' outcome."""
@@ -237,7 +191,7 @@ def run_recipe(recipe, *, paths: OutputPaths, quick: bool = False, force: bool =
                 mark_quick(fig)
             metadata = figure_metadata(recipe, params, quick=quick, data_status=status,
                                        compute_seconds=compute_s)
-            files = _save(fig, paths, recipe.name, metadata)
+            files = save_figure(fig, paths, recipe.name, metadata)
         plot_s = time.perf_counter() - start
         return RecipeOutcome(recipe.name, status, reason, compute_s, plot_s, files, cpu_seconds() - cpu)
     except _Skipped as exc:

@@ -1,4 +1,4 @@
-"""Saving a figure (``figures.runner._save``): the layout runs once for both files, the PNG is the one
+"""Saving a figure (``figures.saving.save_figure``): the layout runs once for both files, the PNG is the one
 ``savefig(bbox_inches="tight")`` writes, bit for bit, and the PDF keeps its text as text."""
 
 import io
@@ -8,7 +8,7 @@ import pytest
 from PIL import Image
 
 from figures.paths import OutputPaths
-from figures.runner import _save, fix_layout
+from figures.saving import fix_layout, save_figure
 from figures.style import DOUBLE_COLUMN, figure_style
 
 pytestmark = pytest.mark.usefixtures("agg_backend")
@@ -44,7 +44,7 @@ def test_png_is_what_savefig_tight_writes_and_the_layout_runs_once(tmp_path, mon
         draws = []
         draw = Figure.draw
         monkeypatch.setattr(Figure, "draw", lambda self, renderer: (draws.append(1), draw(self, renderer))[1])
-        png, pdf = _save(_figure(), OutputPaths(out=tmp_path, cache=tmp_path / "cache"), "demo", METADATA)
+        png, pdf = save_figure(_figure(), OutputPaths(out=tmp_path, cache=tmp_path / "cache"), "demo", METADATA)
     # one draw without rendering for the layout and the box, then one per file (savefig: two per file)
     assert len(draws) == 3
     assert np.array_equal(_pixels(png.read_bytes()), _pixels(reference.getvalue()))
