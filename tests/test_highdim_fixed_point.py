@@ -121,3 +121,25 @@ def test_reduced_sgd_on_both_sides_of_the_critical_step_at_batch_5():
         z.append((nu.mean() - end.nu) / (nu.std(ddof=1) / np.sqrt(n_runs)))
     z_crit = bonferroni_z(2e-3, 2)  # one-sided at 1e-3 / 2 each
     assert z[0] > z_crit and z[1] < -z_crit, (crit.c_crit, end.nu, z)
+
+
+def test_limit_step_benchmark_reads_the_fixed_points_own_jacobian():
+    """benchmarks/bench_highdim_limit_step.py prints the slowest mode at the last stable fixed point: its rate is
+    the fixed point's own growth rate, the same Jacobian (``stability_jacobian``, step scaled with d) to the bit.
+    At d = 1e5 the scaled step is 1e-6; a Jacobian taken with the unscaled 1e-5 moves the rate by ~5e-12 (measured
+    at d = 1e6, c = 2) and so fails the exact comparison."""
+    import importlib.util
+    from pathlib import Path
+
+    from numerics.highdim import limit_fixed_point
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_highdim_limit_step.py"
+    spec = importlib.util.spec_from_file_location("bench_highdim_limit_step", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    d = 10**5
+    problem = Problem(d=d, L=10, gamma=GAMMA, eps=0.1, lam=1.0 / np.sqrt(d / 2.0))
+    start = limit_fixed_point(2.0, lam_bar=1.0, batch_size=1, eps=0.1)
+    fp = aligned_fixed_point(problem, c=2.0, batch_size=1, start=(start.kappa, start.nu))
+    rate, vector = bench._slowest_mode(problem, fp)
+    assert rate == fp.growth_rate and vector.shape == (5,)
