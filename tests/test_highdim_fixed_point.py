@@ -143,3 +143,30 @@ def test_limit_step_benchmark_reads_the_fixed_points_own_jacobian():
     fp = aligned_fixed_point(problem, c=2.0, batch_size=1, start=(start.kappa, start.nu))
     rate, vector = bench._slowest_mode(problem, fp)
     assert rate == fp.growth_rate and vector.shape == (5,)
+
+
+def test_critical_step_returns_the_fixed_point_at_c_crit_and_reuses_the_bracket():
+    """The root search reuses the fixed points at its bracket's ends and hands back the one it computed at c_crit:
+    ``at_crit`` is ``aligned_fixed_point`` at c_crit from ``below`` to the bit, and the search asks for no fixed
+    point twice (panel (d) of the figure highdim_sgd: d = 10^3, lambda = 1/s, from c = 2 by ratio 2, to 10%)."""
+    import numerics.highdim.fixed_point as module
+
+    problem = Problem(d=D, L=10, gamma=GAMMA, eps=0.1, lam=1.0 / np.sqrt(D / 2.0))
+    start = fixed_point_branch(problem, [2.0], batch_size=1)[0]
+    calls = []
+    real = module.aligned_fixed_point
+
+    def spy(*args, **kwargs):
+        calls.append((kwargs["c"], tuple(kwargs["start"])))
+        return real(*args, **kwargs)
+
+    module.aligned_fixed_point = spy
+    try:
+        crit = critical_step(problem, batch_size=1, c_start=2.0, factor=2.0, c_tol=0.1, start=(start.kappa, start.nu))
+    finally:
+        module.aligned_fixed_point = real
+    assert len(calls) == len(set(calls)), calls
+    assert crit.kind == "slow mode" and crit.at_crit is not None and crit.at_crit.c == crit.c_crit
+    again = aligned_fixed_point(problem, c=crit.c_crit, batch_size=1, start=(crit.below.kappa, crit.below.nu))
+    assert (again.kappa, again.nu) == (crit.at_crit.kappa, crit.at_crit.nu)
+    assert np.array_equal(again.eigenvalues, crit.at_crit.eigenvalues)

@@ -172,6 +172,7 @@ class CriticalStep:
     c_tol: float
     kind: str
     below: AlignedFixedPoint
+    at_crit: AlignedFixedPoint | None = None  # the fixed point at c_crit from ``below`` when brentq evaluated it
 
 
 def critical_step(problem, *, batch_size, c_start=0.1, c_max=100.0, factor=1.5,
@@ -199,11 +200,17 @@ def critical_step(problem, *, batch_size, c_start=0.1, c_max=100.0, factor=1.5,
             ratio = np.sqrt(ratio)
             continue
         if not nxt.stable:
+            # the fixed points at the bracket's ends are those just computed from (last.kappa, last.nu): Newton's
+            # method started at a root returns it, so evaluating them again would give the same bits
+            known = {c: last, c_next: nxt}
+
             def instability(cc):
-                return aligned_fixed_point(problem, c=cc, batch_size=batch_size,
-                                           start=(last.kappa, last.nu)).instability
+                if cc not in known:
+                    known[cc] = aligned_fixed_point(problem, c=cc, batch_size=batch_size, start=(last.kappa, last.nu))
+                return known[cc].instability
             kind = "fast mode" if nxt.fast_contraction - 2.0 >= nxt.growth_rate else "slow mode"
-            return CriticalStep(float(brentq(instability, c, c_next, rtol=c_tol)), c_tol, kind, last)
+            c_crit = float(brentq(instability, c, c_next, rtol=c_tol))
+            return CriticalStep(c_crit, c_tol, kind, last, known.get(c_crit))
         if c_next >= c_max:
             raise RuntimeError(f"the aligned fixed point is still stable at c_max={c_max}")
         c, last = c_next, nxt
