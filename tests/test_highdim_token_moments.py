@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from theory.highdim import frame_coordinates
-from theory.highdim.token_moments import _grid, token_moments, token_moments_reference
+from theory.highdim.token_moments import token_moments, token_moments_reference
 
 EPS = np.finfo(float).eps
 # generic states, the saddle, and states where v, v* or k* lie in the span of the others (rank-deficient QR)
@@ -32,7 +32,8 @@ def test_reduced_route_is_the_product_rule(state, lam):
     for token in TOKENS:
         new = token_moments(k, v, lam, **token)
         ref = token_moments_reference(k, v, lam, **token)
-        n_nodes = _grid(0.2 / max(1.0, lam * token["sd"]), 3)[1].size
+        # the reference counts its nodes: trapezoid on [-10, 10] at step 0.2 / max(1, lambda sd), 64 Hermite nodes each
+        n_nodes = (int(round(20.0 * max(1.0, lam * token["sd"]) / 0.2)) + 1) * 64
         d0, d2 = _diagonals(ref)
         scale = d0 + d2
         bound = n_nodes * EPS * 0.5 * (scale[:, None] + scale[None, :])     # (11, 11) over phi = (1, a, b, w, u)
