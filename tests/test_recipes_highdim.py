@@ -92,12 +92,12 @@ def test_full_mode_sizes():
 def test_paper_sgd_pooling_equals_the_statistics_of_the_union():
     # figure highdim_paper_sgd pools further runs with the first ones from each sample's mean and standard
     # error: the result must be the mean and the standard error (sample sd with n - 1) of the union
-    from figures.recipes.highdim_paper_sgd import _pool
+    from figures.recipes.highdim_paper_sgd import pooled_mean_stderr
 
     rng = np.random.default_rng(3)
     a, b = rng.normal(0.3, 1.0, (5, 7, 15)), rng.normal(0.5, 2.0, (5, 7, 25))
     stats = [(x.mean(axis=2), x.std(axis=2, ddof=1) / np.sqrt(x.shape[2])) for x in (a, b)]
-    mean, se = _pool(*stats[0], 15, *stats[1], 25)
+    mean, se = pooled_mean_stderr(*stats[0], 15, *stats[1], 25)
     union = np.concatenate([a, b], axis=2)
     # both sides are sums of 40 terms: they agree to ~40 eps relative (1e-13 leaves a factor 10)
     np.testing.assert_allclose(mean, union.mean(axis=2), rtol=1e-13, atol=1e-15)

@@ -69,7 +69,7 @@ def compute(p: dict, rng: np.random.Generator, progress) -> dict:
                                              int(round(out.t[k - 1] / s.alpha)), k - 1, rng)
             if more_mean.shape[1] != k:
                 raise RuntimeError(f"the further runs logged {more_mean.shape[1]} times, not the first {k}")
-            mean[:, :k], stderr[:, :k] = _pool(mean[:, :k], stderr[:, :k], out.n_runs, more_mean, more_se,
+            mean[:, :k], stderr[:, :k] = pooled_mean_stderr(mean[:, :k], stderr[:, :k], out.n_runs, more_mean, more_se,
                                                p["early_runs"])
             counts[:k] += p["early_runs"]
         bar.update()
@@ -92,7 +92,7 @@ def _early_runs(s, start, n_runs, n_steps, n_log, rng):
     return x.mean(axis=2), x.std(axis=2, ddof=1) / np.sqrt(n_runs)
 
 
-def _pool(mean_a, se_a, n_a, mean_b, se_b, n_b):
+def pooled_mean_stderr(mean_a, se_a, n_a, mean_b, se_b, n_b):
     """Mean and standard error of two samples pooled, from each one's mean, standard error and size
     (the sample variance with n - 1 of the union, exactly)."""
     n = n_a + n_b
