@@ -12,6 +12,13 @@ sweeps (``numerics.executors.map_jobs`` with an integer executor). Its rules:
   the parent alone, which then cancels the queued work and terminates the workers
   (``WorkerPool.__exit__`` on an exception), instead of each worker carrying on with the
   next queued item.
+- In the parent, Ctrl-C is held back for the life of the pool (``held_interrupts``). Python
+  raises KeyboardInterrupt between any two bytecodes of the main thread; raised inside
+  ``concurrent.futures`` it can leave a future's lock held by the main thread (the pool's own
+  thread then blocks forever on it, and the interpreter waits for that thread at exit) or a
+  started worker process unrecorded (never terminated, and waited for at exit). Held back, it is
+  raised where the pool's books are consistent: within ``_POLL`` seconds while ``completed``
+  waits for results, or after ``submit``, ``terminate`` or the ``with`` block.
 - A worker ends when its parent dies, however the parent died (SIGKILL included): on Linux the
   kernel sends it SIGTERM (``prctl(PR_SET_PDEATHSIG)``); everywhere a watchdog thread notices
   the change of parent process (``os.getppid``) within a second. SIGTERM in a worker raises
@@ -34,11 +41,13 @@ import time
 
 from .kernels import blas_threads_per_worker
 
-__all__ = ["Terminated", "WorkerPool", "available_cores", "ordered_map", "terminating_handler", "worker_context"]
+__all__ = ["Terminated", "WorkerPool", "available_cores", "completed", "held_interrupts", "ordered_map",
+           "terminating_handler", "worker_context"]
 
 _PR_SET_PDEATHSIG = 1   # from <linux/prctl.h>
 _WATCHDOG_PERIOD = 0.5  # seconds between two looks at the parent process id
 _GRACE = 2.0            # seconds a worker has to clean up after SIGTERM before it is ended
+_POLL = 0.1             # seconds between two looks at a held-back Ctrl-C while results are awaited
 
 
 def available_cores() -> int:
@@ -86,6 +95,69 @@ def terminating_handler(stopping: threading.Event, on_first=None):
         raise Terminated(128 + signum)
 
     return handler
+
+
+_HELD = {"depth": 0, "pending": False, "previous": None}  # this process's held-back Ctrl-C
+
+
+def _note_interrupt(signum, frame):
+    _HELD["pending"] = True
+
+
+def raise_held_interrupt() -> None:
+    """Raise here the KeyboardInterrupt that ``held_interrupts`` held back, if a Ctrl-C came."""
+    if _HELD["pending"]:
+        _HELD["pending"] = False
+        raise KeyboardInterrupt
+
+
+class held_interrupts:
+    """A ``with`` block in which Ctrl-C is held back; its KeyboardInterrupt is raised when the block ends.
+
+    SIGINT then only sets a flag, which ``raise_held_interrupt`` (called by ``completed`` while
+    it waits) turns into the KeyboardInterrupt at a point of its choosing. Nested blocks share the
+    flag. Only in the main thread and when SIGINT has Python's default handler: an ignored SIGINT
+    (a background job of a shell) stays ignored, and a handler of the caller's stays in place.
+    """
+
+    def __enter__(self):
+        self._active = False
+        if _HELD["depth"] == 0:
+            if (threading.current_thread() is not threading.main_thread()
+                    or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+                return self
+            _HELD["pending"] = False
+            _HELD["previous"] = signal.signal(signal.SIGINT, _note_interrupt)
+        _HELD["depth"] += 1
+        self._active = True
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if self._active:
+            self._active = False
+            _HELD["depth"] -= 1
+            if _HELD["depth"] == 0:
+                signal.signal(signal.SIGINT, _HELD["previous"])
+            raise_held_interrupt()
+        return False
+
+
+def completed(futures):
+    """Yield ``futures`` as they complete, like ``concurrent.futures.as_completed``, but wait in
+    steps of ``_POLL`` seconds and raise a Ctrl-C held back by ``held_interrupts`` between two."""
+    pending = list(futures)
+    while pending:
+        raise_held_interrupt()
+        done, _ = concurrent.futures.wait(pending, timeout=_POLL,
+                                          return_when=concurrent.futures.FIRST_COMPLETED)
+        waiting = []
+        for future in pending:
+            if future in done:
+                yield future
+                raise_held_interrupt()
+            else:
+                waiting.append(future)
+        pending = waiting
 
 
 _STOPPING = threading.Event()  # set in a worker once it was told to stop
@@ -138,7 +210,9 @@ class WorkerPool(concurrent.futures.ProcessPoolExecutor):
 
     ``progress_queue``: where workers send their progress messages (``numerics.progress``),
     None for none. Leaving the ``with`` block on an exception (KeyboardInterrupt included)
-    cancels the queued tasks and terminates the running ones at once. Each worker limits its
+    cancels the queued tasks and terminates the running ones at once. Inside the ``with`` block
+    Ctrl-C is held back (``held_interrupts``): wait for results with ``completed``, which raises
+    it within ``_POLL`` seconds; it is raised at the latest when the block ends. Each worker limits its
     BLAS threads to available_cores() // max_workers (at least 1), so workers x threads <= cores.
     """
 
@@ -151,27 +225,49 @@ class WorkerPool(concurrent.futures.ProcessPoolExecutor):
                                    initializer, initargs))
 
     def submit(self, fn, /, *args, **kwargs):
-        return super().submit(_guarded, fn, *args, **kwargs)
+        with held_interrupts():  # a worker it starts is recorded (and so terminated) before Ctrl-C
+            return super().submit(_guarded, fn, *args, **kwargs)
 
     def terminate(self) -> None:
         """Cancel the queued tasks, stop the running ones (SIGTERM, then SIGKILL) and reap them."""
-        processes = list((getattr(self, "_processes", None) or {}).values())
-        self.shutdown(wait=False, cancel_futures=True)
-        for process in processes:
-            with contextlib.suppress(Exception):
-                process.terminate()
-        deadline = time.monotonic() + 2 * _GRACE
-        for process in processes:
-            process.join(max(0.0, deadline - time.monotonic()))
-            if process.is_alive():
-                process.kill()
-                process.join()
+        with held_interrupts():  # a Ctrl-C during the cleanup is raised after it
+            processes = list((getattr(self, "_processes", None) or {}).values())
+            self.shutdown(wait=False, cancel_futures=True)
+            for process in processes:
+                with contextlib.suppress(Exception):
+                    process.terminate()
+            deadline = time.monotonic() + 2 * _GRACE
+            for process in processes:
+                process.join(max(0.0, deadline - time.monotonic()))
+                if process.is_alive():
+                    process.kill()
+                    process.join()
+
+    def __enter__(self):
+        self._held = held_interrupts().__enter__()  # for the pool's whole life: see the module doc
+        return self
 
     def __exit__(self, exc_type, exc, tb):
-        if exc_type is not None:
+        try:
+            if exc_type is not None:
+                self.terminate()
+            else:
+                self._finish()
+        finally:
+            self._held.__exit__(None, None, None)
+        return False
+
+    def _finish(self) -> None:
+        """``shutdown(wait=True)``, with a held-back Ctrl-C during the wait turned into ``terminate``."""
+        manager = self._executor_manager_thread
+        self.shutdown(wait=False)
+        try:
+            while manager is not None and manager.is_alive():
+                raise_held_interrupt()
+                manager.join(_POLL)
+        except KeyboardInterrupt:
             self.terminate()
-            return False
-        return super().__exit__(exc_type, exc, tb)
+            raise
 
 
 def ordered_map(fn, items, *, jobs: int = 1, on_result=None, progress_queue=None) -> list:
@@ -193,7 +289,7 @@ def ordered_map(fn, items, *, jobs: int = 1, on_result=None, progress_queue=None
         return results
     with WorkerPool(min(jobs, len(items)), progress_queue=progress_queue) as pool:
         futures = [pool.submit(fn, x) for x in items]
-        for future in concurrent.futures.as_completed(futures):
+        for future in completed(futures):
             result = future.result()
             if on_result is not None:
                 on_result(result)
