@@ -22,7 +22,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from .pool import WorkerPool, completed, held_interrupts
+from .interrupts import completed, held_interrupts
+from .pool import WorkerPool
 
 __all__ = ["RunJob", "chunk_sizes", "map_runs", "map_jobs"]
 
@@ -110,7 +111,7 @@ def map_jobs(jobs: Sequence[RunJob], *, executor=None, progress: bool = False,
     ``progress`` shows a bar of finished tasks (``numerics.progress.bar``: on a terminal, or
     forwarded to the parent's display from a pool worker). The first failing task's exception is raised.
     With another executor than the serial one, Ctrl-C is held back while tasks are submitted and
-    raised while their results are awaited (``numerics.pool.held_interrupts``), never inside the
+    raised while their results are awaited (``numerics.interrupts``), never inside the
     executor's bookkeeping; the tasks not yet finished are then cancelled.
     """
     tasks = [job.tasks() for job in jobs]

@@ -12,12 +12,12 @@ sweeps (``numerics.executors.map_jobs`` with an integer executor). Its rules:
   the parent alone, which then cancels the queued work and terminates the workers
   (``WorkerPool.__exit__`` on an exception), instead of each worker carrying on with the
   next queued item.
-- In the parent, Ctrl-C is held back for the life of the pool (``held_interrupts``). Python
+- In the parent, Ctrl-C is held back for the life of the pool (``numerics.interrupts``). Python
   raises KeyboardInterrupt between any two bytecodes of the main thread; raised inside
   ``concurrent.futures`` it can leave a future's lock held by the main thread (the pool's own
   thread then blocks forever on it, and the interpreter waits for that thread at exit) or a
   started worker process unrecorded (never terminated, and waited for at exit). Held back, it is
-  raised where the pool's books are consistent: within ``_POLL`` seconds while ``completed``
+  raised where the pool's books are consistent: within ``POLL`` seconds while ``completed``
   waits for results, or after ``submit``, ``terminate`` or the ``with`` block.
 - A worker ends when its parent dies, however the parent died (SIGKILL included): on Linux the
   kernel sends it SIGTERM (``prctl(PR_SET_PDEATHSIG)``); everywhere a watchdog thread notices
@@ -39,15 +39,14 @@ import sys
 import threading
 import time
 
+from .interrupts import POLL, completed, held_interrupts, raise_held_interrupt
 from .kernels import blas_threads_per_worker
 
-__all__ = ["Terminated", "WorkerPool", "available_cores", "completed", "held_interrupts", "ordered_map",
-           "terminating_handler", "worker_context"]
+__all__ = ["Terminated", "WorkerPool", "available_cores", "ordered_map", "terminating_handler", "worker_context"]
 
 _PR_SET_PDEATHSIG = 1   # from <linux/prctl.h>
 _WATCHDOG_PERIOD = 0.5  # seconds between two looks at the parent process id
 _GRACE = 2.0            # seconds a worker has to clean up after SIGTERM before it is ended
-_POLL = 0.1             # seconds between two looks at a held-back Ctrl-C while results are awaited
 
 
 def available_cores() -> int:
@@ -95,69 +94,6 @@ def terminating_handler(stopping: threading.Event, on_first=None):
         raise Terminated(128 + signum)
 
     return handler
-
-
-_HELD = {"depth": 0, "pending": False, "previous": None}  # this process's held-back Ctrl-C
-
-
-def _note_interrupt(signum, frame):
-    _HELD["pending"] = True
-
-
-def raise_held_interrupt() -> None:
-    """Raise here the KeyboardInterrupt that ``held_interrupts`` held back, if a Ctrl-C came."""
-    if _HELD["pending"]:
-        _HELD["pending"] = False
-        raise KeyboardInterrupt
-
-
-class held_interrupts:
-    """A ``with`` block in which Ctrl-C is held back; its KeyboardInterrupt is raised when the block ends.
-
-    SIGINT then only sets a flag, which ``raise_held_interrupt`` (called by ``completed`` while
-    it waits) turns into the KeyboardInterrupt at a point of its choosing. Nested blocks share the
-    flag. Only in the main thread and when SIGINT has Python's default handler: an ignored SIGINT
-    (a background job of a shell) stays ignored, and a handler of the caller's stays in place.
-    """
-
-    def __enter__(self):
-        self._active = False
-        if _HELD["depth"] == 0:
-            if (threading.current_thread() is not threading.main_thread()
-                    or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
-                return self
-            _HELD["pending"] = False
-            _HELD["previous"] = signal.signal(signal.SIGINT, _note_interrupt)
-        _HELD["depth"] += 1
-        self._active = True
-        return self
-
-    def __exit__(self, exc_type, exc, tb):
-        if self._active:
-            self._active = False
-            _HELD["depth"] -= 1
-            if _HELD["depth"] == 0:
-                signal.signal(signal.SIGINT, _HELD["previous"])
-            raise_held_interrupt()
-        return False
-
-
-def completed(futures):
-    """Yield ``futures`` as they complete, like ``concurrent.futures.as_completed``, but wait in
-    steps of ``_POLL`` seconds and raise a Ctrl-C held back by ``held_interrupts`` between two."""
-    pending = list(futures)
-    while pending:
-        raise_held_interrupt()
-        done, _ = concurrent.futures.wait(pending, timeout=_POLL,
-                                          return_when=concurrent.futures.FIRST_COMPLETED)
-        waiting = []
-        for future in pending:
-            if future in done:
-                yield future
-                raise_held_interrupt()
-            else:
-                waiting.append(future)
-        pending = waiting
 
 
 _STOPPING = threading.Event()  # set in a worker once it was told to stop
@@ -212,7 +148,7 @@ class WorkerPool(concurrent.futures.ProcessPoolExecutor):
     None for none. Leaving the ``with`` block on an exception (KeyboardInterrupt included)
     cancels the queued tasks and terminates the running ones at once. Inside the ``with`` block
     Ctrl-C is held back (``held_interrupts``): wait for results with ``completed``, which raises
-    it within ``_POLL`` seconds; it is raised at the latest when the block ends. Each worker limits its
+    it within ``POLL`` seconds; it is raised at the latest when the block ends. Each worker limits its
     BLAS threads to available_cores() // max_workers (at least 1), so workers x threads <= cores.
     """
 
@@ -264,7 +200,7 @@ class WorkerPool(concurrent.futures.ProcessPoolExecutor):
         try:
             while manager is not None and manager.is_alive():
                 raise_held_interrupt()
-                manager.join(_POLL)
+                manager.join(POLL)
         except KeyboardInterrupt:
             self.terminate()
             raise
