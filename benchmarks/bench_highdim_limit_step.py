@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from numerics.highdim import critical_step, limit_fixed_point, per_run_drift, saddle_pitchfork_step
+from numerics.highdim import critical_step, limit_fixed_point, saddle_pitchfork_step, stability_jacobian
 from theory import PAPER_GAMMA, PAPER_L, Problem
 from theory.highdim import branch_end_constant
 
@@ -30,11 +30,11 @@ def _arg(name, default):
     return default
 
 
-def _slowest_mode(problem, fp, h=1e-5):
+def _slowest_mode(problem, fp):
+    """The largest real part of dG/dx at the fixed point ``fp`` and |its eigenvector|, from the Jacobian whose
+    eigenvalues ``aligned_fixed_point`` reports (``stability_jacobian``: the step scaled with d)."""
     x = np.array([fp.kappa, fp.nu, 0.0, 0.0, 0.0])
-    J = np.array([(per_run_drift(problem, x + e, c=fp.c, batch_size=fp.batch_size)
-                   - per_run_drift(problem, x - e, c=fp.c, batch_size=fp.batch_size)) / (2 * h) for e in h * np.eye(5)]).T
-    values, vectors = np.linalg.eig(J)
+    values, vectors = np.linalg.eig(stability_jacobian(problem, x, c=fp.c, batch_size=fp.batch_size))
     i = int(np.argmax(values.real))
     return values[i].real, np.abs(vectors[:, i].real)
 

@@ -116,6 +116,14 @@ def _without(tree: ast.Module, skip) -> ast.Module:
     imports that only they use."""
     if not skip:
         return tree
+    return _pruned(tree, frozenset(skip))
+
+
+@functools.lru_cache(maxsize=1024)
+def _pruned(tree: ast.Module, skip: frozenset) -> ast.Module:
+    """``_without(tree, skip)``, once per process, parsed tree (cached by its identity, as
+    ``_import_nodes``) and ``skip``: every recipe's closure prunes the same shared modules. Shared:
+    never modified."""
     # a deep copy: _Drop edits nested bodies in place, and ``tree`` may be the shared parse
     body = _Drop(skip).visit(ast.Module(body=copy.deepcopy(tree.body), type_ignores=[])).body
     kept = ast.Module(body=[n for n in body if not isinstance(n, (ast.Import, ast.ImportFrom))], type_ignores=[])
@@ -127,6 +135,12 @@ def _without(tree: ast.Module, skip) -> ast.Module:
 
     body = [n for n in body if not isinstance(n, (ast.Import, ast.ImportFrom)) or needed(n)]
     return ast.Module(body=body, type_ignores=[])
+
+
+@functools.lru_cache(maxsize=1024)
+def _unparse(tree: ast.Module) -> str:
+    """``ast.unparse(tree)``, once per (shared, never modified) tree."""
+    return ast.unparse(tree)
 
 
 def _defines(tree: ast.Module, name: str) -> bool:
@@ -188,7 +202,7 @@ def code_closure(module: str, *, root: Path | None = None, skip=(), skip_under: 
     else:
         tree, is_package = _parse(text), False
     tree = _without(tree, set(skip))
-    closure.followed[module] = ast.unparse(tree) if skip else text
+    closure.followed[module] = _unparse(tree) if skip else text
     todo = sorted(_imported(tree, module, is_package, closure))
     while todo:
         name = todo.pop()
@@ -197,7 +211,7 @@ def code_closure(module: str, *, root: Path | None = None, skip=(), skip_under: 
         text, tree, is_package = _read(name, closure.root, module)
         if skip and name.startswith(skip_under + "."):
             tree = _without(tree, set(skip))
-            text = ast.unparse(tree)
+            text = _unparse(tree)
         closure.followed[name] = text
         todo += sorted(_imported(tree, name, is_package, closure) - set(closure.followed))
     return closure

@@ -24,9 +24,10 @@ import numpy as np
 
 from numerics.pool import Terminated
 
-from .cache import DataCache, atomic_write, cache_key
+from .cache import DataCache, cache_key
 from .paths import OutputPaths
 from .metadata import figure_metadata
+from .saving import save_figure
 from .style import figure_style, mark_quick
 from .table import text_table
 
@@ -168,15 +169,6 @@ def figure_data(name: str, *, quick: bool, cache_dir=None) -> FigureData:
     return FigureData(name, params, key, load)
 
 
-def _save(fig, paths: OutputPaths, name: str, metadata: dict):
-    paths.figures.mkdir(parents=True, exist_ok=True)
-    files = paths.figure_files(name)
-    for path in files:
-        fmt = path.suffix[1:]
-        atomic_write(path, lambda fh: fig.savefig(fh, format=fmt, metadata=metadata.get(fmt)))
-    return files
-
-
 def run_recipe(recipe, *, paths: OutputPaths, quick: bool = False, force: bool = False,
                progress=None, echo=print) -> RecipeOutcome:
     """Compute (or load from the cache) and plot one recipe; failures become a 'failed' outcome."""
@@ -199,7 +191,7 @@ def run_recipe(recipe, *, paths: OutputPaths, quick: bool = False, force: bool =
                 mark_quick(fig)
             metadata = figure_metadata(recipe, params, quick=quick, data_status=status,
                                        compute_seconds=compute_s)
-            files = _save(fig, paths, recipe.name, metadata)
+            files = save_figure(fig, paths, recipe.name, metadata)
         plot_s = time.perf_counter() - start
         return RecipeOutcome(recipe.name, status, reason, compute_s, plot_s, files, cpu_seconds() - cpu)
     except _Skipped as exc:

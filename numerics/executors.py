@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from .interrupts import completed, held_interrupts
 from .pool import WorkerPool
 
 __all__ = ["RunJob", "chunk_sizes", "map_runs", "map_jobs"]
@@ -89,7 +90,7 @@ def _executor(executor):
         if executor == 1:
             yield _Serial()
         else:
-            with WorkerPool(int(executor)) as pool:  # forkserver; terminated on an exception
+            with WorkerPool(int(executor)) as pool:  # spawn; terminated on an exception
                 yield pool
     elif hasattr(executor, "get_executor"):  # a dask.distributed Client
         yield executor.get_executor()
@@ -109,14 +110,18 @@ def map_jobs(jobs: Sequence[RunJob], *, executor=None, progress: bool = False,
     or a distributed.Client. All tasks of all jobs are submitted at once (a sweep is load-balanced).
     ``progress`` shows a bar of finished tasks (``numerics.progress.bar``: on a terminal, or
     forwarded to the parent's display from a pool worker). The first failing task's exception is raised.
+    With another executor than the serial one, Ctrl-C is held back while tasks are submitted and
+    raised while their results are awaited (``numerics.interrupts``), never inside the
+    executor's bookkeeping; the tasks not yet finished are then cancelled.
     """
     tasks = [job.tasks() for job in jobs]
     plan = [(i, j, job.fn, seeds) for i, job in enumerate(jobs) for j, seeds in enumerate(tasks[i])]
     results = [[None] * len(t) for t in tasks]
-    with _executor(executor) as ex:
+    with _executor(executor) as ex, (contextlib.nullcontext() if isinstance(ex, _Serial) else held_interrupts()):
+        # (the serial stand-in runs the tasks in this process: there Ctrl-C interrupts them at once)
         futures = {ex.submit(fn, seeds): (i, j) for i, j, fn, seeds in plan}
         try:
-            done = concurrent.futures.as_completed(futures)
+            done = completed(futures)
             if progress:
                 from .progress import bar
 

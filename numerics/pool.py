@@ -12,6 +12,13 @@ sweeps (``numerics.executors.map_jobs`` with an integer executor). Its rules:
   the parent alone, which then cancels the queued work and terminates the workers
   (``WorkerPool.__exit__`` on an exception), instead of each worker carrying on with the
   next queued item.
+- In the parent, Ctrl-C is held back for the life of the pool (``numerics.interrupts``). Python
+  raises KeyboardInterrupt between any two bytecodes of the main thread; raised inside
+  ``concurrent.futures`` it can leave a future's lock held by the main thread (the pool's own
+  thread then blocks forever on it, and the interpreter waits for that thread at exit) or a
+  started worker process unrecorded (never terminated, and waited for at exit). Held back, it is
+  raised where the pool's books are consistent: within ``POLL`` seconds while ``completed``
+  waits for results, or after ``submit``, ``terminate`` or the ``with`` block.
 - A worker ends when its parent dies, however the parent died (SIGKILL included): on Linux the
   kernel sends it SIGTERM (``prctl(PR_SET_PDEATHSIG)``); everywhere a watchdog thread notices
   the change of parent process (``os.getppid``) within a second. SIGTERM in a worker raises
@@ -32,6 +39,7 @@ import sys
 import threading
 import time
 
+from .interrupts import POLL, completed, held_interrupts, raise_held_interrupt
 from .kernels import blas_threads_per_worker
 
 __all__ = ["Terminated", "WorkerPool", "available_cores", "ordered_map", "terminating_handler", "worker_context"]
@@ -138,7 +146,9 @@ class WorkerPool(concurrent.futures.ProcessPoolExecutor):
 
     ``progress_queue``: where workers send their progress messages (``numerics.progress``),
     None for none. Leaving the ``with`` block on an exception (KeyboardInterrupt included)
-    cancels the queued tasks and terminates the running ones at once. Each worker limits its
+    cancels the queued tasks and terminates the running ones at once. Inside the ``with`` block
+    Ctrl-C is held back (``held_interrupts``): wait for results with ``completed``, which raises
+    it within ``POLL`` seconds; it is raised at the latest when the block ends. Each worker limits its
     BLAS threads to available_cores() // max_workers (at least 1), so workers x threads <= cores.
     """
 
@@ -151,27 +161,49 @@ class WorkerPool(concurrent.futures.ProcessPoolExecutor):
                                    initializer, initargs))
 
     def submit(self, fn, /, *args, **kwargs):
-        return super().submit(_guarded, fn, *args, **kwargs)
+        with held_interrupts():  # a worker it starts is recorded (and so terminated) before Ctrl-C
+            return super().submit(_guarded, fn, *args, **kwargs)
 
     def terminate(self) -> None:
         """Cancel the queued tasks, stop the running ones (SIGTERM, then SIGKILL) and reap them."""
-        processes = list((getattr(self, "_processes", None) or {}).values())
-        self.shutdown(wait=False, cancel_futures=True)
-        for process in processes:
-            with contextlib.suppress(Exception):
-                process.terminate()
-        deadline = time.monotonic() + 2 * _GRACE
-        for process in processes:
-            process.join(max(0.0, deadline - time.monotonic()))
-            if process.is_alive():
-                process.kill()
-                process.join()
+        with held_interrupts():  # a Ctrl-C during the cleanup is raised after it
+            processes = list((getattr(self, "_processes", None) or {}).values())
+            self.shutdown(wait=False, cancel_futures=True)
+            for process in processes:
+                with contextlib.suppress(Exception):
+                    process.terminate()
+            deadline = time.monotonic() + 2 * _GRACE
+            for process in processes:
+                process.join(max(0.0, deadline - time.monotonic()))
+                if process.is_alive():
+                    process.kill()
+                    process.join()
+
+    def __enter__(self):
+        self._held = held_interrupts().__enter__()  # for the pool's whole life: see the module doc
+        return self
 
     def __exit__(self, exc_type, exc, tb):
-        if exc_type is not None:
+        try:
+            if exc_type is not None:
+                self.terminate()
+            else:
+                self._finish()
+        finally:
+            self._held.__exit__(None, None, None)
+        return False
+
+    def _finish(self) -> None:
+        """``shutdown(wait=True)``, with a held-back Ctrl-C during the wait turned into ``terminate``."""
+        manager = self._executor_manager_thread
+        self.shutdown(wait=False)
+        try:
+            while manager is not None and manager.is_alive():
+                raise_held_interrupt()
+                manager.join(POLL)
+        except KeyboardInterrupt:
             self.terminate()
-            return False
-        return super().__exit__(exc_type, exc, tb)
+            raise
 
 
 def ordered_map(fn, items, *, jobs: int = 1, on_result=None, progress_queue=None) -> list:
@@ -193,7 +225,7 @@ def ordered_map(fn, items, *, jobs: int = 1, on_result=None, progress_queue=None
         return results
     with WorkerPool(min(jobs, len(items)), progress_queue=progress_queue) as pool:
         futures = [pool.submit(fn, x) for x in items]
-        for future in concurrent.futures.as_completed(futures):
+        for future in completed(futures):
             result = future.result()
             if on_result is not None:
                 on_result(result)

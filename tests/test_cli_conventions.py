@@ -1,7 +1,8 @@
 """The conventions of the ``slr`` command: --version, list, the dry run, quick outputs apart from
-full ones, clean, and risk --json/--sweep. --version and the figure run (whose provenance records
-the command line) go through the installed console script in a process of their own; the other
-calls through its entry point ``figures.cli.main`` in this process."""
+full ones, clean, and risk --json/--sweep. --version goes through the installed console script in a
+process of their own; the other calls through its entry point ``figures.cli.main`` in this process,
+the figure run (whose provenance records the command line) with the console script's ``sys.argv``,
+as the script calls it."""
 
 import contextlib
 import io
@@ -34,13 +35,21 @@ def slr_script(*args, check=True):
     return _checked(run, args, check)
 
 
+def slr_as_script(monkeypatch, *args, check=True):
+    """``slr ARGS`` as the installed console script runs it, without starting an interpreter and
+    importing the package again: its entry point ``figures.cli.main()`` reading ``sys.argv`` =
+    [the script's path, ARGS...] (what the provenance records as the command line)."""
+    monkeypatch.setattr(sys, "argv", [SCRIPT, *map(str, args)])
+    return slr(check=check)
+
+
 def slr(*args, check=True):
     """``slr ARGS`` in this process, through the console script's entry point ``figures.cli.main``
     (no interpreter start and imports per call); the same exit status and printed output."""
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
-            status = main([str(a) for a in args])
+            status = main([str(a) for a in args] if args else None)
         except SystemExit as exc:  # argparse's usage errors and --help
             status = exc.code
     return _checked(subprocess.CompletedProcess(args, status, out.getvalue(), err.getvalue()), args, check)
@@ -63,7 +72,7 @@ def test_version_is_the_installed_distribution_version():
     assert out == f"slr {metadata.version('single-location-regression')}"
 
 
-def test_list_dry_run_quick_and_clean(tmp_path):
+def test_list_dry_run_quick_and_clean(tmp_path, monkeypatch, agg_backend):
     from figures.registry import discover_recipes
     from figures.verify import discover_claims
 
@@ -86,7 +95,7 @@ def test_list_dry_run_quick_and_clean(tmp_path):
     assert "no cache entry" in _line(dry, "figure", FIGURE) and "would compute 1 figure" in dry
     assert not (tmp_path / "cache").exists() and not (tmp_path / "quick").exists()
 
-    slr_script("figures", "--quick", "--only", FIGURE, "--out", tmp_path, "--jobs", "1", "--no-progress")
+    slr_as_script(monkeypatch, "figures", "--quick", "--only", FIGURE, "--out", tmp_path, "--jobs", "1", "--no-progress")
     quick_png = tmp_path / "quick" / "figures" / f"{FIGURE}.png"
     assert quick_png.is_file() and (tmp_path / "quick" / "figures" / f"{FIGURE}.pdf").is_file()
     assert full_png.read_bytes() == b"full-quality figure" and full_png.stat().st_mtime_ns == mtime

@@ -13,7 +13,7 @@ import pytest
 from figures.cli import main
 from figures.verify import Check, claim
 
-from test_pool import descendants, kill_group, state, wait_for
+from test_pool import descendants, kill_group, state, wait_for, with_default_sigint
 
 
 def _usage_error(argv, capsys):
@@ -195,7 +195,7 @@ def _start_slr(tmp_path):
     """``slr figures`` at full size on two long recipes, two workers, forced recomputation."""
     argv = [sys.executable, "-m", "figures", "--only", "risk_vs_d,risk_routes", "--force", "--jobs", "2",
             "--no-progress", "--out", str(tmp_path)]
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    proc = subprocess.Popen(with_default_sigint(argv), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             start_new_session=True, env={**os.environ, "MPLBACKEND": "Agg"})
     # the two workers have started (their names are python processes under the parent)
     assert wait_for(lambda: len(descendants(proc.pid)) >= 3, timeout=60)

@@ -250,3 +250,19 @@ def test_drift_of_one_run_has_a_d_free_limit_at_lambda_bar_over_s():
     for j in range(rows.shape[1]):
         slope = np.polyfit(np.log(mid), np.log(diffs[:, j]), 1)[0]
         assert abs(slope + 1.0) <= 0.02, (j, slope, diffs[:, j])
+
+
+def test_integration_failure_raises(monkeypatch):
+    """A right-hand side that turns to NaN past tau = 0.05: LSODA reports success over NaN states, so the effective
+    flow checks the trajectory and raises RuntimeError naming where and with which method, instead of returning it."""
+    module = importlib.import_module("numerics.highdim.effective_flow")  # the module, not the function
+    real = module.effective_drift
+
+    def drift(task, x, *, alpha, batch_size):
+        out = real(task, x, alpha=alpha, batch_size=batch_size)
+        return out if np.isclose(task.lam, 0.5) else out * np.nan
+
+    monkeypatch.setattr(module, "effective_drift", drift)
+    problem = ScheduledProblem(d=100, eps=0.1, lam=lambda t: 0.5 if t < 0.05 else 0.6)
+    with pytest.raises(RuntimeError, match="effective-ODE integration failed at t=.*method='LSODA'"):
+        effective_flow(problem, (0.3, 0.2, 0.0, 0.0, 0.0), c=0.1, batch_size=1, t_end=0.2)

@@ -121,3 +121,52 @@ def test_reduced_sgd_on_both_sides_of_the_critical_step_at_batch_5():
         z.append((nu.mean() - end.nu) / (nu.std(ddof=1) / np.sqrt(n_runs)))
     z_crit = bonferroni_z(2e-3, 2)  # one-sided at 1e-3 / 2 each
     assert z[0] > z_crit and z[1] < -z_crit, (crit.c_crit, end.nu, z)
+
+
+def test_limit_step_benchmark_reads_the_fixed_points_own_jacobian():
+    """benchmarks/bench_highdim_limit_step.py prints the slowest mode at the last stable fixed point: its rate is
+    the fixed point's own growth rate, the same Jacobian (``stability_jacobian``, step scaled with d) to the bit.
+    At d = 1e5 the scaled step is 1e-6; a Jacobian taken with the unscaled 1e-5 moves the rate by ~5e-12 (measured
+    at d = 1e6, c = 2) and so fails the exact comparison."""
+    import importlib.util
+    from pathlib import Path
+
+    from numerics.highdim import limit_fixed_point
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_highdim_limit_step.py"
+    spec = importlib.util.spec_from_file_location("bench_highdim_limit_step", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    d = 10**5
+    problem = Problem(d=d, L=10, gamma=GAMMA, eps=0.1, lam=1.0 / np.sqrt(d / 2.0))
+    start = limit_fixed_point(2.0, lam_bar=1.0, batch_size=1, eps=0.1)
+    fp = aligned_fixed_point(problem, c=2.0, batch_size=1, start=(start.kappa, start.nu))
+    rate, vector = bench._slowest_mode(problem, fp)
+    assert rate == fp.growth_rate and vector.shape == (5,)
+
+
+def test_critical_step_returns_the_fixed_point_at_c_crit_and_reuses_the_bracket():
+    """The root search reuses the fixed points at its bracket's ends and hands back the one it computed at c_crit:
+    ``at_crit`` is ``aligned_fixed_point`` at c_crit from ``below`` to the bit, and the search asks for no fixed
+    point twice (panel (d) of the figure highdim_sgd: d = 10^3, lambda = 1/s, from c = 2 by ratio 2, to 10%)."""
+    import numerics.highdim.fixed_point as module
+
+    problem = Problem(d=D, L=10, gamma=GAMMA, eps=0.1, lam=1.0 / np.sqrt(D / 2.0))
+    start = fixed_point_branch(problem, [2.0], batch_size=1)[0]
+    calls = []
+    real = module.aligned_fixed_point
+
+    def spy(*args, **kwargs):
+        calls.append((kwargs["c"], tuple(kwargs["start"])))
+        return real(*args, **kwargs)
+
+    module.aligned_fixed_point = spy
+    try:
+        crit = critical_step(problem, batch_size=1, c_start=2.0, factor=2.0, c_tol=0.1, start=(start.kappa, start.nu))
+    finally:
+        module.aligned_fixed_point = real
+    assert len(calls) == len(set(calls)), calls
+    assert crit.kind == "slow mode" and crit.at_crit is not None and crit.at_crit.c == crit.c_crit
+    again = aligned_fixed_point(problem, c=crit.c_crit, batch_size=1, start=(crit.below.kappa, crit.below.nu))
+    assert (again.kappa, again.nu) == (crit.at_crit.kappa, crit.at_crit.nu)
+    assert np.array_equal(again.eigenvalues, crit.at_crit.eigenvalues)

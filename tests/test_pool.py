@@ -49,7 +49,8 @@ REPRODUCER = textwrap.dedent('''
 def _run_script(tmp_path, text, *args, timeout):
     script = tmp_path / "script.py"
     script.write_text(text)
-    proc = subprocess.Popen([sys.executable, "-W", "error::DeprecationWarning", str(script), *args],
+    argv = [sys.executable, "-W", "error::DeprecationWarning", str(script), *args]
+    proc = subprocess.Popen(with_default_sigint(argv),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         out, err = proc.communicate(timeout=timeout)
@@ -58,6 +59,31 @@ def _run_script(tmp_path, text, *args, timeout):
         return None, "", ""
     finally:
         kill_group(proc.pid)
+
+
+def with_default_sigint(argv):
+    """``argv`` run with SIGINT at its default action, which Python turns into KeyboardInterrupt.
+
+    An ignored signal stays ignored across fork and exec, and Python leaves an ignored SIGINT
+    ignored: under a test runner started as a background job of a non-interactive shell (which
+    ignores SIGINT in its background jobs), the interrupt tests would send a SIGINT that nobody
+    hears. A small exec wrapper (same process id) resets it; ``preexec_fn`` would run Python
+    code in a forked child of a threaded runner."""
+    reset = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+             "os.execv(sys.argv[1], sys.argv[1:])")
+    return [sys.executable, "-c", reset, *argv]
+
+
+def test_children_hear_sigint_even_when_the_runner_ignores_it():
+    probe = [sys.executable, "-c",
+             "import signal; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"]
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # as a background job of a shell script
+    try:
+        plain, wrapped = (subprocess.run(argv, capture_output=True, text=True, timeout=60).stdout.strip()
+                          for argv in (probe, with_default_sigint(probe)))
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert (plain, wrapped) == ("False", "True")
 
 
 def kill_group(pgid):
@@ -164,8 +190,8 @@ def test_killed_parent_leaves_no_worker_and_no_temporary_file(tmp_path, signum):
     script.write_text(PARENT)
     folder = tmp_path / "outputs"
     folder.mkdir()
-    proc = subprocess.Popen([sys.executable, str(script), str(folder)], stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True, start_new_session=True)
+    proc = subprocess.Popen(with_default_sigint([sys.executable, str(script), str(folder)]),
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, start_new_session=True)
     try:
         assert proc.stdout.readline().strip() == "writing"
         assert proc.stdout.readline().strip() == "writing"  # both workers hold a temporary file
@@ -247,3 +273,63 @@ def test_a_second_sigterm_does_not_cut_the_cleanup_short(tmp_path, where):
     assert (tmp_path / "cleaned").exists(), out.stderr
     if where == "cli":
         assert out.returncode == 128 + signal.SIGTERM, out.stderr
+
+
+# Ctrl-C at the moments where, raised inside concurrent.futures, it broke the pool: the main thread
+# is stopped by a real SIGINT (signal.raise_signal from a trace function) at the given event of a
+# function it runs. Before the pool held Ctrl-C back, "futures-locked" left one future's lock held
+# by the main thread (the pool's thread blocked on it forever, and the interpreter waited for that
+# thread at exit: the process never ended), "worker-started" left the second worker unrecorded
+# (alive, never terminated) and "cleanup" cut the termination short (workers alive, hang at exit).
+SIGINT_AT = textwrap.dedent('''
+    import multiprocessing, signal, sys, threading, time
+    from numerics.pool import ordered_map
+
+    def slow(i):
+        time.sleep(600)
+
+    def first_fails(i):
+        if i == 0:
+            raise ZeroDivisionError("first")
+        time.sleep(600)
+
+    POINTS = {  # class, method, trace event, its occurrence, task
+        "worker-started": ("BaseProcess", "start", "return", 2, slow),
+        "futures-locked": ("_AcquireFutures", "__enter__", "line", 3, slow),
+        "cleanup": ("WorkerPool", "terminate", "call", 1, first_fails),
+    }
+
+    if __name__ == "__main__":
+        owner, method, event, occurrence, task = POINTS[sys.argv[1]]
+        seen = [0]
+
+        def trace(frame, what, arg):
+            if seen[0] >= occurrence or frame.f_code.co_name != method or \\
+                    owner not in [c.__name__ for c in type(frame.f_locals.get("self")).__mro__]:
+                return None
+            if what == event:
+                seen[0] += 1
+                if seen[0] == occurrence:
+                    signal.raise_signal(signal.SIGINT)
+            return trace
+
+        sys.settrace(trace)
+        try:
+            ordered_map(task, range(4), jobs=2)
+            print("no KeyboardInterrupt")
+        except KeyboardInterrupt:
+            sys.settrace(None)
+        print("hit", seen[0] == occurrence, flush=True)
+        print("workers alive", [p.pid for p in multiprocessing.active_children()], flush=True)
+        deadline = time.monotonic() + 5
+        while threading.active_count() > 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        print("threads", sorted(t.name for t in threading.enumerate() if t is not threading.main_thread()), flush=True)
+''')
+
+
+@pytest.mark.parametrize("where", ["worker-started", "futures-locked", "cleanup"])
+def test_sigint_inside_the_pools_bookkeeping_stops_everything(tmp_path, where):
+    code, out, err = _run_script(tmp_path, SIGINT_AT, where, timeout=60)
+    assert code is not None, "the process did not end"
+    assert out.splitlines() == ["hit True", "workers alive []", "threads []"], err

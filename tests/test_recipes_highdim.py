@@ -87,3 +87,32 @@ def test_full_mode_sizes():
     assert min(p["escape_d"]) == 1000 and max(p["escape_d"]) == 10_000
     # SGD on both sides of c_crit (7.6 at d = 10^3, docs/math/highdim.md#the-largest-step), the grid past it
     assert min(p["step_sides"]) < 1 < max(p["step_sides"]) and max(p["branch_c"]) > 7.6
+
+
+def test_paper_sgd_pooling_equals_the_statistics_of_the_union():
+    # figure highdim_paper_sgd pools further runs with the first ones from each sample's mean and standard
+    # error: the result must be the mean and the standard error (sample sd with n - 1) of the union
+    from figures.recipes.highdim_paper_sgd import pooled_mean_stderr
+
+    rng = np.random.default_rng(3)
+    a, b = rng.normal(0.3, 1.0, (5, 7, 15)), rng.normal(0.5, 2.0, (5, 7, 25))
+    stats = [(x.mean(axis=2), x.std(axis=2, ddof=1) / np.sqrt(x.shape[2])) for x in (a, b)]
+    mean, se = pooled_mean_stderr(*stats[0], 15, *stats[1], 25)
+    union = np.concatenate([a, b], axis=2)
+    # both sides are sums of 40 terms: they agree to ~40 eps relative (1e-13 leaves a factor 10)
+    np.testing.assert_allclose(mean, union.mean(axis=2), rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(se, union.std(axis=2, ddof=1) / np.sqrt(40), rtol=1e-13)
+
+
+def test_paper_sgd_figure_pools_its_runs_up_to_the_early_time(quick_figures):
+    from figures.recipes import highdim_paper_sgd
+
+    outcome = quick_figures.outcomes["highdim_paper_sgd"]
+    assert outcome.status in quick_figures.COMPUTED_THIS_RUN, outcome.reason
+    data, p = quick_figures.data("highdim_paper_sgd"), highdim_paper_sgd.params(True)
+    assert np.all(data["counts"] == p["n_runs"] + p["early_runs"] * (data["t"] <= p["early_t"]))
+    # both predictions start at the start; the runs are mapped into kappa + nu >= 0
+    for name in ("population", "effective"):
+        np.testing.assert_allclose(data[name][:, 0], p["start"], atol=8 * EPS)
+    assert np.all(data["sgd_mean"][0] + data["sgd_mean"][1] >= 0)
+    assert np.all(data["sgd_stderr"][:, 1:] > 0) and np.all(data["sgd_stderr"][:, 0] == 0)

@@ -52,7 +52,7 @@ def params(quick: bool) -> dict:
             "path_c": 0.5, "path_lam_bar": 2.0, "path_start": [0.2, 0.2, 0.0, 0.0, 0.0], "path_log": 20,
             "escape_c": 0.5, "escape_lam_bar": 1.0, "escape_log_dt": 0.05,
             "step_d": 1000, "step_lam_bar": 1.0, "step_start": [0.9, 0.9], "step_c_fixed": 2.0,
-            "step_sides": [0.8, 1.25], "crit_c_start": 0.5, "crit_factor": 4.0, "crit_tol": 0.1, **_SIZES[quick]}
+            "step_sides": [0.8, 1.25], "crit_c_start": 2.0, "crit_factor": 2.0, "crit_tol": 0.1, **_SIZES[quick]}
 
 
 def _problem(p, d, lam_bar):
@@ -128,9 +128,8 @@ def _sgd_final(problem, p, c, start, rng):
 
 
 def _step(p, rngs):
-    """Panel (d) and the claim highdim-largest-step: the branch on the grid branch_c, c_crit (critical_step to
-    crit_tol), the fixed points at step_c_fixed and at c_crit (the branch's end), and reduced SGD at step_c_fixed
-    from its fixed point and at step_sides x c_crit from step_start."""
+    """Panel (d) and the claim highdim-largest-step: the branch on the grid branch_c, c_crit (critical_step to crit_tol),
+    the fixed points at step_c_fixed and c_crit, reduced SGD at step_c_fixed and at step_sides x c_crit."""
     from numerics.highdim import aligned_fixed_point, critical_step, fixed_point_branch
 
     B = p["batch_size"]
@@ -138,14 +137,15 @@ def _step(p, rngs):
     branch = fixed_point_branch(problem, p["branch_c"], batch_size=B)
     out = {f"branch_{k}": np.array([getattr(f, k) for f in branch]) for k in ("c", "kappa", "nu", "stable", "instability")}
     # c_crit lies between the last stable point and the next grid c (unstable, or where the branch is lost)
-    stable = out["branch_stable"]
-    last = int(np.flatnonzero(stable)[-1]) if stable.any() else -1
+    last = int(np.flatnonzero(out["branch_stable"])[-1]) if out["branch_stable"].any() else -1
     upper = p["branch_c"][last + 1] if last + 1 < len(p["branch_c"]) else np.inf
     out["c_crit_bracket"] = np.array([p["branch_c"][last] if last >= 0 else 0.0, upper])
-    crit = critical_step(problem, batch_size=B, c_start=p["crit_c_start"], factor=p["crit_factor"], c_tol=p["crit_tol"])
     on_grid = [f for f in branch if f.c == p["step_c_fixed"]]  # the fixed point at step_c_fixed: the branch's if on it
     fixed = on_grid[0] if on_grid else fixed_point_branch(problem, [p["step_c_fixed"]], batch_size=B)[0]
-    end = aligned_fixed_point(problem, c=crit.c_crit, batch_size=B, start=(crit.below.kappa, crit.below.nu))
+    on_start = [(f.kappa, f.nu) for f in branch if f.c == p["crit_c_start"]]  # continued from the branch's point there
+    crit = critical_step(problem, batch_size=B, c_start=p["crit_c_start"], factor=p["crit_factor"], c_tol=p["crit_tol"],
+                         start=(on_start or [(0.99, 0.99)])[0])
+    end = crit.at_crit or aligned_fixed_point(problem, c=crit.c_crit, batch_size=B, start=(crit.below.kappa, crit.below.nu))
     out.update({"c_crit": np.array(crit.c_crit), "c_crit_kind": np.array(crit.kind),
                 "fixed_point": np.array([fixed.kappa, fixed.nu, fixed.s2_theta_variance]),
                 "crit_end": np.array([end.kappa, end.nu])})

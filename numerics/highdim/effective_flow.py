@@ -73,15 +73,20 @@ def effective_flow(problem, initial, *, c, batch_size, t_end, ode: OdeOptions = 
     def rhs(t, y):
         # the drift is evaluated at the nearest feasible overlaps: the integrator's state may leave the
         # feasible set by its tolerance, and the quadrature's frame (clamped square roots) extends the
-        # drift outside it unstably (docs/math/highdim.md#quadrature)
+        # drift outside it unstably (docs/math/highdim.md#quadrature); a non-finite state is handed back as a
+        # non-finite drift, which stops the integrator (RuntimeError below) instead of failing in nearest_feasible
+        if not np.all(np.isfinite(y)):
+            return np.full_like(y, np.nan)
         x = nearest_feasible(*y)
         return effective_drift(task.with_lam(lam_t(t)), x, alpha=alpha, batch_size=batch_size)
 
     if not isinstance(ode, OdeOptions):
         raise ValueError(f"ode={ode!r} is not allowed: ode must be a numerics.OdeOptions")
     sol = solve_ivp(rhs, (0.0, t_end), y0, **ode.kwargs(), dense_output=True, t_eval=t_eval)
-    if sol.status < 0:
-        raise RuntimeError(f"effective-ODE integration failed at t={sol.t[-1]:.6g} with "
-                           f"method={ode.method!r}: {sol.message}")
+    finite = np.all(np.isfinite(sol.y), axis=0)  # LSODA can report success over NaN states
+    if sol.status < 0 or not finite.all():
+        where, why = ((sol.t[-1], sol.message) if finite.all()
+                      else (sol.t[np.argmin(finite)], "the state became non-finite"))
+        raise RuntimeError(f"effective-ODE integration failed at t={where:.6g} with method={ode.method!r}: {why}")
     return FlowTrajectory(sol.t, sol.y, tuple(OVERLAP_NAMES), sol.status, sol.message, sol.nfev,
                           sol.njev, sol.nlu, np.empty(0), np.empty((0, 5)), sol.sol)

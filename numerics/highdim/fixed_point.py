@@ -23,7 +23,8 @@ from .differences import central_jacobian
 from .effective_flow import check_highdim_settings
 from .per_run import FastModeUnstable, fast_mode, per_run_drift
 
-__all__ = ["AlignedFixedPoint", "aligned_fixed_point", "fixed_point_branch", "CriticalStep", "critical_step"]
+__all__ = ["AlignedFixedPoint", "aligned_fixed_point", "fixed_point_branch", "CriticalStep", "critical_step",
+           "stability_jacobian"]
 
 _JAC_STEP = 1e-5
 
@@ -101,6 +102,14 @@ def _newton(f, a, max_iter=40):
     return a, float(np.max(np.abs(fa)))
 
 
+def stability_jacobian(problem, x, *, c, batch_size) -> np.ndarray:
+    """dG/dx (5 x 5) of ``per_run_drift`` at the point x of the five overlaps, by central differences with the
+    step ``_eigen_step(d)`` (its truncation error ~2e-5 at every d): the Jacobian whose eigenvalues decide the
+    stability of ``aligned_fixed_point`` (docs/math/highdim.md#the-largest-step)."""
+    return central_jacobian(lambda y: per_run_drift(problem, y, c=c, batch_size=batch_size), np.asarray(x, float),
+                            _eigen_step(problem.d))
+
+
 def aligned_fixed_point(problem, *, c, batch_size, start=(0.99, 0.99)) -> AlignedFixedPoint:
     """The fixed point of ``per_run_drift`` on M reached by Newton's method (scipy ``root``) from
     ``start`` = (kappa, nu) (continuation: pass the fixed point at a nearby c). ``problem`` a
@@ -119,9 +128,7 @@ def aligned_fixed_point(problem, *, c, batch_size, start=(0.99, 0.99)) -> Aligne
         raise RuntimeError(f"no aligned fixed point found from start={tuple(start)} at c={c}: "
                            f"Newton's method stopped at |G| = {residual:.3g}")
     x = _on_m(a)
-    step = _eigen_step(problem.d)
-    J = central_jacobian(lambda y: per_run_drift(problem, y, c=c, batch_size=batch_size), x, step)
-    eig = np.linalg.eigvals(J)
+    eig = np.linalg.eigvals(stability_jacobian(problem, x, c=c, batch_size=batch_size))
     mode = fast_mode(problem, x, c=c, batch_size=batch_size)
     return AlignedFixedPoint(float(c), int(batch_size), float(x[0]), float(x[1]), eig[np.argsort(eig.real)],
                              residual, mode.s2_theta_variance, c / problem.d * abs(mode.mu))
@@ -165,6 +172,7 @@ class CriticalStep:
     c_tol: float
     kind: str
     below: AlignedFixedPoint
+    at_crit: AlignedFixedPoint | None = None  # the fixed point at c_crit from ``below`` when brentq evaluated it
 
 
 def critical_step(problem, *, batch_size, c_start=0.1, c_max=100.0, factor=1.5,
@@ -192,11 +200,17 @@ def critical_step(problem, *, batch_size, c_start=0.1, c_max=100.0, factor=1.5,
             ratio = np.sqrt(ratio)
             continue
         if not nxt.stable:
+            # the fixed points at the bracket's ends are those just computed from (last.kappa, last.nu): Newton's
+            # method started at a root returns it, so evaluating them again would give the same bits
+            known = {c: last, c_next: nxt}
+
             def instability(cc):
-                return aligned_fixed_point(problem, c=cc, batch_size=batch_size,
-                                           start=(last.kappa, last.nu)).instability
+                if cc not in known:
+                    known[cc] = aligned_fixed_point(problem, c=cc, batch_size=batch_size, start=(last.kappa, last.nu))
+                return known[cc].instability
             kind = "fast mode" if nxt.fast_contraction - 2.0 >= nxt.growth_rate else "slow mode"
-            return CriticalStep(float(brentq(instability, c, c_next, rtol=c_tol)), c_tol, kind, last)
+            c_crit = float(brentq(instability, c, c_next, rtol=c_tol))
+            return CriticalStep(c_crit, c_tol, kind, last, known.get(c_crit))
         if c_next >= c_max:
             raise RuntimeError(f"the aligned fixed point is still stable at c_max={c_max}")
         c, last = c_next, nxt

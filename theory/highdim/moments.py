@@ -58,51 +58,47 @@ class GradientMoments:
         return np.concatenate([self.grad_k, self.grad_v, [self.s_kk, self.s_vv, self.s_kv, self.risk]])
 
 
-def _outer(x, y):
-    return np.outer(x, y) if np.ndim(x) else x * y
-
-
 def _combine(inf, noise, L, eps2, trace):
     """Assemble the sums over tokens (module docstring) from the one-token moments of the
     informative token ``inf`` and of each of the n = L - 1 identical noise tokens ``noise``.
     U_S = sum_{j not in S} A_j - xi has mean and second moment from the token means and variances;
-    ``trace`` = d - 4."""
+    ``trace`` = d - 4. In the 8 coordinates f = (a, b): one token l contributes
+    4 E[A_l^2 f f^T] + 8 E[A_l f f^T] E U_l + 4 E[f f^T] E U_l^2, a pair l != m contributes
+    4 sum_ij E[A_l^i f_l] K_ij E[A_m^j f_m]^T with K = [[E U^2, 2 E U, 1], [2 E U, 2, 0], [1, 0, 0]]
+    (U = U_{l,m})."""
     n = L - 1
-    mu = {"I": inf["A"][1], "N": noise["A"][1]}
-    var = {key: t["A"][2] - mu[key] ** 2 for key, t in (("I", inf), ("N", noise))}
     tok = {"I": inf, "N": noise}
+    mu = {key: t["A"][1] for key, t in tok.items()}
+    var = {key: t["A"][2] - mu[key] ** 2 for key, t in tok.items()}
     total_mu, total_var = mu["I"] + n * mu["N"], var["I"] + n * var["N"] + eps2
 
     def rest(*excluded):
         mean = total_mu - sum(mu[e] for e in excluded)
         return mean, total_var - sum(var[e] for e in excluded) + mean * mean
 
+    first = {key: t["f"] for key, t in tok.items()}                                        # (3, 8)
+    block = {key: t["ff"].reshape(3, 64) for key, t in tok.items()}                       # (3, 64)
+    diag = {key: np.stack([t["ww"], t["uu"], t["wu"]]) for key, t in tok.items()}          # (3 kinds, 3)
     singles = [("I", 1.0)] + ([("N", float(n))] if n else [])
     pairs = [(("I", "N"), n), (("N", "I"), n), (("N", "N"), n * (n - 1))]
-    grad = {x: np.zeros(4) for x in "ab"}
-    second = {key: np.zeros((4, 4)) for key in ("aa", "bb", "ab")}
-    trace_part = {key: 0.0 for key in ("aa", "bb", "ab")}
-    for key_l, mult in singles:
-        t, (m1, m2) = tok[key_l], rest(key_l)
-        for x in "ab":
-            grad[x] += 2.0 * mult * (t[x][1] + t[x][0] * m1)
-        for key, tr in (("aa", "ww"), ("bb", "uu"), ("ab", "wu")):
-            inner, diag = t[key], t[tr]
-            second[key] += 4.0 * mult * (inner[2] + 2.0 * inner[1] * m1 + inner[0] * m2)
-            trace_part[key] += 4.0 * mult * trace * t["s2"] * (diag[2] + 2.0 * diag[1] * m1 + diag[0] * m2)
+    grad, frame, trace_part = np.zeros(8), np.zeros((8, 8)), np.zeros(3)
+    for key, mult in singles:
+        m1, m2 = rest(key)
+        coef = np.array([m2, 2.0 * m1, 1.0])
+        grad += 2.0 * mult * (first[key][1] + first[key][0] * m1)
+        frame += 4.0 * mult * (coef @ block[key]).reshape(8, 8)
+        trace_part += 4.0 * mult * trace * tok[key]["s2"] * (diag[key] @ coef)
     for (key_l, key_m), mult in pairs:
         if mult == 0:
             continue
         n1, n2 = rest(key_l, key_m)
-        for key in ("aa", "bb", "ab"):
-            x, y = tok[key_l][key[0]], tok[key_m][key[1]]
-            second[key] += 4.0 * mult * (_outer(x[2], y[0]) + _outer(x[0], y[2]) + _outer(x[0], y[0]) * n2
-                                         + 2.0 * _outer(x[1], y[1])
-                                         + 2.0 * n1 * (_outer(x[1], y[0]) + _outer(x[0], y[1])))
+        K = np.array([[n2, 2.0 * n1, 1.0], [2.0 * n1, 2.0, 0.0], [1.0, 0.0, 0.0]])
+        frame += 4.0 * mult * (first[key_l].T @ K @ first[key_m])
     risk = total_var + total_mu ** 2
-    frame = np.block([[second["aa"], second["ab"]], [second["ab"].T, second["bb"]]])
-    s_kk, s_vv, s_kv = (float(np.trace(second[key])) + trace_part[key] for key in ("aa", "bb", "ab"))
-    return grad["a"], grad["b"], s_kk, s_vv, s_kv, risk, frame
+    s_kk, s_vv, s_kv = (float(np.trace(frame[rows, cols])) + trace_part[i]
+                        for i, (rows, cols) in enumerate(((slice(0, 4), slice(0, 4)), (slice(4, 8), slice(4, 8)),
+                                                          (slice(0, 4), slice(4, 8)))))
+    return grad[:4], grad[4:], s_kk, s_vv, s_kv, float(risk), frame
 
 
 def task_scalars(task):

@@ -1,5 +1,5 @@
 """One-token moments of the per-sample gradient features, by quadrature
-(docs/math/highdim.md#quadrature).
+(docs/math/highdim.md#quadrature, docs/math/highdim.md#the-directions-the-features-read).
 
 A token X^F = m k* + sd Z in the 4-dim frame (k*, v*, f3, f4) (m = s, sd = gamma for the
 informative token, m = 0, sd = 1 otherwise; Z ~ N(0, I_4)). Rotate Z so that its first coordinate
@@ -13,6 +13,13 @@ scale 1/(lambda sd) of z1 (erf'(lambda p)^2 is a Gaussian of width 1/(2 lambda s
 trapezoid rule's error on such integrands falls like exp(-const / h); at step = 0.2 the change
 from step 0.1 is <= 1e-13 relative for lambda in [0.1, 8] (``GradientMoments.abserr`` reports
 it). The tails beyond |z1| = 10 weigh < 1e-22.
+
+``token_moments`` integrates only the r directions of (z2, z3, z4) that the scalars q and <X, v*> read
+(r = 1 for a noise token, r <= 2 for the informative one): along the other 3 - r, t_perp, the features
+enter only through the vector X, linearly in each factor of a product, so their integral is the
+correction E[A^j w^2] E E^T to E[A^j a a^T] (and likewise for b b^T, a b^T), E the 4 x (3 - r) map of
+t_perp into X (docs/math/highdim.md#the-directions-the-features-read): 4 r Gauss-Hermite nodes per z1 instead
+of 64, the same z1 rule. ``token_moments_reference`` keeps the 4-dim product rule.
 """
 
 from __future__ import annotations
@@ -23,11 +30,13 @@ import numpy as np
 from numpy.polynomial.hermite_e import hermegauss
 from scipy.special import erf
 
-__all__ = ["frame_coordinates", "token_moments"]
+__all__ = ["frame_coordinates", "token_moments", "token_moments_reference"]
 
 _TWO_OVER_SQRT_PI = 2.0 / np.sqrt(np.pi)
 _Z1_RANGE = 10.0
 _N_HERMITE = 4  # exact for polynomials of degree <= 7
+# 33 x 11 x 512 multiply-adds per product: below OpenBLAS's threshold for a second thread
+_CHUNK = 512
 
 
 def frame_coordinates(kappa, nu, theta, eta, rho):
@@ -39,16 +48,19 @@ def frame_coordinates(kappa, nu, theta, eta, rho):
     return np.array([kappa, eta, k3, 0.0]), np.array([theta, nu, v3, v4])
 
 
-@functools.lru_cache(maxsize=8)
-def _grid(step):
-    """Nodes (4, N), one row per coordinate, and weights (N,) of the standard Gaussian in 4 dimensions."""
+@functools.lru_cache(maxsize=16)
+def _grid(step, n_hermite_dims):
+    """Nodes (1 + n_hermite_dims, N), one row per coordinate (z1 first, trapezoid step ``step``; the
+    others 4-point Gauss-Hermite), and weights (N,) of the standard Gaussian in 1 + n_hermite_dims dimensions."""
     t = np.arange(-_Z1_RANGE, _Z1_RANGE + step / 2, step)
     w1 = step * np.exp(-t * t / 2.0) / np.sqrt(2.0 * np.pi)
     x, wx = hermegauss(_N_HERMITE)
     wx = wx / np.sqrt(2.0 * np.pi)
-    mesh = np.meshgrid(t, x, x, x, indexing="ij")
-    weights = np.einsum("i,j,k,l->ijkl", w1, wx, wx, wx).ravel()
-    return np.stack([m.ravel() for m in mesh]), weights
+    mesh = np.meshgrid(t, *([x] * n_hermite_dims), indexing="ij")
+    weights = w1
+    for _ in range(n_hermite_dims):
+        weights = np.multiply.outer(weights, wx)
+    return np.stack([m.ravel() for m in mesh]), weights.ravel()
 
 
 def _basis(k):
@@ -57,16 +69,13 @@ def _basis(k):
     return q * np.sign(q[:, 0] @ k)
 
 
-def token_moments(k, v, lam, *, mean, sd, informative, step=0.2):
-    """Moments E[A^j F], j = 0, 1, 2, of one token's features (module docstring), as a dict:
-    "A": [1, E A, E A^2]; "a", "b": three (4,) vectors; "aa", "bb", "ab": E[A^j a a^T] etc. (4, 4);
-    "ww", "uu", "wu": E[A^j w^2], E[A^j u^2], E[A^j w u]; "s2": sd^2."""
-    # the gates vary on the scale 1/(lambda sd) of z1: the step is taken in that unit
-    Z, W = _grid(step / max(1.0, lam * sd))
-    # einsum, not BLAS: small products, and no thread pool contending with other processes; the
-    # arrays are feature-major (4, N), where a two-operand einsum over the nodes is ~9x faster than
-    # a three-operand one over (N, 4) arrays
-    X = np.einsum("ij,jn->in", sd * _basis(k), Z)
+def _node_moments(k, v, lam, frame, mean, step, informative):
+    """The moments of ``token_moments`` (without the t_perp correction) for X = mean e1 + frame @ z,
+    z ~ N(0, I) on the product rule of ``_grid`` (frame's first column sd k, the others orthogonal to k), as
+    arrays over j = 0, 1, 2."""
+    # the gates vary on the scale 1/(lambda sd) of z1 (sd = |frame[:, 0]|): the step is taken in that unit
+    Z, W = _grid(step / max(1.0, lam * float(np.linalg.norm(frame[:, 0]))), frame.shape[1] - 1)
+    X = np.einsum("ij,jn->in", frame, Z)
     X[0] += mean
     p, q = np.einsum("i,in->n", k, X), np.einsum("i,in->n", v, X)
     lp = lam * p
@@ -75,12 +84,58 @@ def token_moments(k, v, lam, *, mean, sd, informative, step=0.2):
     A = u * q - (X[1] if informative else 0.0)
     a = w * (X - k[:, None] * p)
     b = u * (X - v[:, None] * q)
-    powers = [W, W * A, W * A * A]
-    out = {"A": [float(np.sum(P)) for P in powers], "s2": sd * sd}
-    for name, vec in (("a", a), ("b", b)):
-        out[name] = [np.einsum("in,n->i", vec, P) for P in powers]
-    for name, (x, y) in (("aa", (a, a)), ("bb", (b, b)), ("ab", (a, b))):
-        out[name] = [np.einsum("in,jn->ij", x * P, y) for P in powers]
-    for name, val in (("ww", w * w), ("uu", u * u), ("wu", w * u)):
-        out[name] = [float(np.einsum("n,n->", P, val)) for P in powers]
+    # one Gram product: G[j] = E[A^j phi phi^T] for phi = (1, a (4), b (4), w, u)
+    phi = np.concatenate([np.ones((1, W.size)), a, b, w[None], u[None]])    # (11, N)
+    powers = np.stack([W, W * A, W * A * A])                               # (3, N)
+    G = _gram((powers[:, None, :] * phi[None]).reshape(33, -1), phi).reshape(3, 11, 11)
+    return _views(G)
+
+
+def _views(G):
+    """The dict of ``token_moments`` as views of G (3, 11, 11): "f" = E[A^j (a, b)] (3, 8) and
+    "ff" = E[A^j (a, b) (a, b)^T] (3, 8, 8) besides the named blocks."""
+    return {"A": G[:, 0, 0], "f": G[:, 0, 1:9], "ff": G[:, 1:9, 1:9], "a": G[:, 0, 1:5], "b": G[:, 0, 5:9],
+            "aa": G[:, 1:5, 1:5], "bb": G[:, 5:9, 5:9], "ab": G[:, 1:5, 5:9],
+            "ww": G[:, 9, 9], "uu": G[:, 10, 10], "wu": G[:, 9, 10]}
+
+
+def _gram(left, right):
+    """left @ right^T summed over the node axis in chunks of _CHUNK nodes: products small enough that
+    BLAS runs them on one thread (no thread pool contending with other processes)."""
+    n = left.shape[1]
+    return sum(left[:, i:i + _CHUNK] @ right[:, i:i + _CHUNK].T for i in range(0, n, _CHUNK))
+
+
+def token_moments_reference(k, v, lam, *, mean, sd, informative, step=0.2):
+    """``token_moments`` on the 4-dim product rule (module docstring): 64 Gauss-Hermite nodes per z1."""
+    out = _node_moments(k, v, lam, sd * _basis(k), mean, step, informative)
+    out["s2"] = sd * sd
+    return out
+
+
+def token_moments(k, v, lam, *, mean, sd, informative, step=0.2):
+    """Moments E[A^j F], j = 0, 1, 2, of one token's features (module docstring), as a dict:
+    "A": [1, E A, E A^2]; "a", "b": three (4,) vectors; "aa", "bb", "ab": E[A^j a a^T] etc. (4, 4);
+    "ww", "uu", "wu": E[A^j w^2], E[A^j u^2], E[A^j w u]; "f" = ("a", "b") (3, 8) and "ff" (3, 8, 8) the
+    block matrix of "aa", "ab", "bb" (views of one array); "s2": sd^2.
+
+    Given z1, X = mu + sd (I - k k^T)^(1/2) z' (z' ~ N(0, I_3) in the complement of k); the scalars p, q,
+    <X, v*> read X along k, v (and v* for the informative token). Q: the QR basis of (k, v[, v*]), first
+    column k, its other r columns F span the parts of v (and v*) orthogonal to k; the 3 - r directions left,
+    t_perp, enter X alone, X = mu + sd F t + E t_perp with E E^T = sd^2 (I - Q Q^T). Then
+    E[A^j a a^T] = E_t[...] + E[A^j w^2] E E^T, E[A^j b b^T] = E_t[...] + E[A^j u^2] M E E^T M^T,
+    E[A^j a b^T] = E_t[...] + E[A^j w u] E E^T M^T (M = I - v v^T), the rest E_t alone
+    (docs/math/highdim.md#the-directions-the-features-read)."""
+    Q, _ = np.linalg.qr(np.column_stack([k, v, np.eye(4)[1]] if informative else [k, v]))
+    Q[:, 0] *= np.sign(Q[:, 0] @ k)
+    out = _node_moments(k, v, lam, sd * Q, mean, step, informative)
+    EE = sd * sd * (np.eye(4) - Q @ Q.T)      # E E^T = sd^2 (I - k k^T - F F^T)
+    EM = EE - np.outer(EE @ v, v)             # E E^T M^T
+    MEM = EM - np.outer(v, v @ EM)            # M E E^T M^T
+    # in place on the views of the Gram matrix (its b a^T block too)
+    out["aa"] += out["ww"][:, None, None] * EE
+    out["bb"] += out["uu"][:, None, None] * MEM
+    out["ab"] += out["wu"][:, None, None] * EM
+    out["ff"][:, 4:, :4] += out["wu"][:, None, None] * EM.T
+    out["s2"] = sd * sd
     return out

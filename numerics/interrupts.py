@@ -1,0 +1,81 @@
+"""Ctrl-C held back in the main thread, and raised at a point of the program's choosing.
+
+Python turns SIGINT into a KeyboardInterrupt raised between any two bytecodes of the main thread:
+inside a library's bookkeeping (a loop that takes several locks one by one, the start of a process
+and its recording) it can leave that state half changed. ``held_interrupts`` makes SIGINT only set a
+flag for the duration of a ``with`` block; ``raise_held_interrupt`` raises it where the state is
+consistent, ``completed`` waits for futures and raises it within ``POLL`` seconds, and the end of
+the outermost block raises it at the latest. Used by ``numerics.pool`` (see its module doc).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import signal
+import threading
+
+__all__ = ["POLL", "completed", "held_interrupts", "raise_held_interrupt"]
+
+POLL = 0.1  # seconds between two looks at a held-back Ctrl-C while results are awaited
+
+_HELD = {"depth": 0, "pending": False, "previous": None}  # this process's held-back Ctrl-C
+
+
+def _note_interrupt(signum, frame):
+    _HELD["pending"] = True
+
+
+def raise_held_interrupt() -> None:
+    """Raise here the KeyboardInterrupt that ``held_interrupts`` held back, if a Ctrl-C came."""
+    if _HELD["pending"]:
+        _HELD["pending"] = False
+        raise KeyboardInterrupt
+
+
+class held_interrupts:
+    """A ``with`` block in which Ctrl-C is held back; its KeyboardInterrupt is raised when the block ends.
+
+    SIGINT then only sets a flag, which ``raise_held_interrupt`` (called by ``completed`` while
+    it waits) turns into the KeyboardInterrupt at a point of its choosing. Nested blocks share the
+    flag. Only in the main thread and when SIGINT has Python's default handler: an ignored SIGINT
+    (a background job of a shell) stays ignored, and a handler of the caller's stays in place.
+    """
+
+    def __enter__(self):
+        self._active = False
+        if _HELD["depth"] == 0:
+            if (threading.current_thread() is not threading.main_thread()
+                    or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+                return self
+            _HELD["pending"] = False
+            _HELD["previous"] = signal.signal(signal.SIGINT, _note_interrupt)
+        _HELD["depth"] += 1
+        self._active = True
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if self._active:
+            self._active = False
+            _HELD["depth"] -= 1
+            if _HELD["depth"] == 0:
+                signal.signal(signal.SIGINT, _HELD["previous"])
+            raise_held_interrupt()
+        return False
+
+
+def completed(futures):
+    """Yield ``futures`` as they complete, like ``concurrent.futures.as_completed``, but wait in
+    steps of ``POLL`` seconds and raise a Ctrl-C held back by ``held_interrupts`` between two."""
+    pending = list(futures)
+    while pending:
+        raise_held_interrupt()
+        done, _ = concurrent.futures.wait(pending, timeout=POLL,
+                                          return_when=concurrent.futures.FIRST_COMPLETED)
+        waiting = []
+        for future in pending:
+            if future in done:
+                yield future
+                raise_held_interrupt()
+            else:
+                waiting.append(future)
+        pending = waiting

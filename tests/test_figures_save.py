@@ -1,0 +1,74 @@
+"""Saving a figure (``figures.saving.save_figure``): the layout runs once for both files, the PNG is the one
+``savefig(bbox_inches="tight")`` writes, bit for bit, and the PDF keeps its text as text."""
+
+import io
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from figures.paths import OutputPaths
+from figures.saving import fix_layout, save_figure
+from figures.style import DOUBLE_COLUMN, figure_style
+
+pytestmark = pytest.mark.usefixtures("agg_backend")
+
+METADATA = {"png": {"Title": "demo"}, "pdf": {"Title": "demo"}}
+
+
+def _figure():
+    """What the recipes draw: constrained layout, log axes (mathtext tick labels), titles, an outside legend."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(DOUBLE_COLUMN, 3.0), layout="constrained")
+    t = np.linspace(1.0, 1e4, 200)
+    for j, ax in enumerate(fig.subplots(1, 2)):
+        ax.fill_between(t, 1 / t, 3 / t, alpha=0.25, lw=0)
+        ax.plot(t, 2 / t, label=f"line {j}")
+        ax.set(xscale="log", yscale="log", xlabel="step t", ylabel="excess risk", title=f"({'ab'[j]}) panel")
+    fig.legend(loc="outside lower center", ncols=2)
+    fig.suptitle("Demo figure: two panels\nsecond line of the title")
+    return fig
+
+
+def _pixels(data: bytes):
+    return np.asarray(Image.open(io.BytesIO(data)).convert("RGBA"))
+
+
+def test_png_is_what_savefig_tight_writes_and_the_layout_runs_once(tmp_path, monkeypatch):
+    from matplotlib.figure import Figure
+
+    with figure_style():
+        reference = io.BytesIO()
+        _figure().savefig(reference, format="png")   # matplotlib's own bbox "tight" at savefig.dpi
+        draws = []
+        draw = Figure.draw
+        monkeypatch.setattr(Figure, "draw", lambda self, renderer: (draws.append(1), draw(self, renderer))[1])
+        png, pdf = save_figure(_figure(), OutputPaths(out=tmp_path, cache=tmp_path / "cache"), "demo", METADATA)
+    # one draw without rendering for the layout and the box, then one per file (savefig: two per file)
+    assert len(draws) == 3
+    assert np.array_equal(_pixels(png.read_bytes()), _pixels(reference.getvalue()))
+    assert Image.open(png).text["Title"] == "demo"
+    data = pdf.read_bytes()
+    assert b"/FontFile2" in data and b"/Subtype /Image" not in data   # embedded TrueType text, no raster
+
+
+def test_pdf_page_is_the_tight_box():
+    import re
+
+    with figure_style():
+        fig = _figure()
+        bbox = fix_layout(fig)
+        out = io.BytesIO()
+        fig.savefig(out, format="pdf", bbox_inches=bbox)
+    box = [float(x) for x in re.search(rb"/MediaBox \[ *([-\d. ]+)\]", out.getvalue()).group(1).split()]
+    # PDF page in points (72 per inch), written with 6 significant digits at most
+    assert box[2:] == pytest.approx([72 * bbox.width, 72 * bbox.height], rel=1e-6, abs=1e-3)
+
+
+def test_fix_layout_needs_the_tight_style():
+    import matplotlib
+
+    with figure_style(), matplotlib.rc_context({"savefig.bbox": "standard"}):
+        with pytest.raises(ValueError, match="savefig.bbox=None"):
+            fix_layout(_figure())
