@@ -62,7 +62,7 @@ def excess_z(sd, se, predicted):
        "One run's spread under online SGD at step c/d: the moment closure whose covariance equation has the "
        "Jacobian of the mean's whole drift (F + alpha D + the fluctuation term) predicts the run-to-run standard "
        "deviation of kappa and nu to within 15%; with the Jacobian of F alone it overestimates it by 30-55%",
-       cost=7)  # full mode measured at 6.9 s CPU (load ~7)
+       cost=2.2)  # full mode measured at 2.1 s CPU (load ~10, reduced token moments)
 def highdim_one_run_spread(quick: bool, rng) -> Check:
     sd, se, new, old = spread_against_sgd(_RUNS[quick], rng)
     z, z_old = excess_z(sd, se, new), excess_z(sd, se, old)
