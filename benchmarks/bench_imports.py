@@ -23,6 +23,8 @@ STATEMENTS = {
     "scipy.special": "import scipy.special",
     "theory": "import theory",
     "numerics": "import numerics",
+    "numerics.pool (each worker process)": "import numerics.pool",
+    "numerics.dynamics.pgd (a route)": "import numerics.dynamics.pgd",
     "figures.cli (the slr command)": "import figures.cli",
     "slr --version": "from figures.cli import main\ntry:\n    main(['--version'])\nexcept SystemExit:\n    pass",
     "recipes and claims discovered": ("from figures.registry import discover_recipes; "

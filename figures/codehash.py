@@ -9,7 +9,9 @@ are in the cache key instead). Rules:
 - ``from pkg import name``: if ``pkg.name`` is a module, that module; else the module that
   ``pkg`` re-exports ``name`` from (``from .sub import name`` in ``pkg/__init__.py``, followed
   through further re-exports), plus the text of ``pkg/__init__.py`` itself (it decides what
-  ``name`` is); a name defined in ``pkg/__init__.py`` itself makes ``pkg`` a dependency.
+  ``name`` is); a name defined in ``pkg/__init__.py`` itself makes ``pkg`` a dependency. A lazy
+  package's table (``lazy_namespace(__name__, {".sub": ("name", ...)})``, ``theory.namespace``)
+  counts as ``from .sub import name``, and ``theory.namespace`` (its ``__getattr__`` runs) joins it.
 - A project module or name that cannot be found is an error (ValueError), never skipped.
 - ``skip``: names of functions left out, at any depth, of the starting module and of the
   modules under ``skip_under`` (a recipe's ``plot``, and the ``plot`` its helpers build:
@@ -154,6 +156,19 @@ def _defines(tree: ast.Module, name: str) -> bool:
     return False
 
 
+def _lazy_exports(tree: ast.Module) -> dict[str, str]:
+    """name -> relative module of a lazy package's table, ``lazy_namespace(__name__, {".module":
+    ("name", ...), ...})`` in its ``__init__.py`` (``theory.namespace``); literal tuples only."""
+    for node in tree.body:
+        call = node.value if isinstance(node, ast.Expr) else None
+        if (isinstance(call, ast.Call) and getattr(call.func, "id", None) == "lazy_namespace"
+                and len(call.args) == 2 and isinstance(call.args[1], ast.Dict)):
+            table = call.args[1]
+            return {elt.value: key.value for key, names in zip(table.keys, table.values)
+                    if isinstance(names, ast.Tuple) for elt in names.elts}
+    return {}
+
+
 def _reexport(pkg: str, name: str, closure: CodeClosure, importer: str) -> str:
     """The module ``name`` comes from when imported from package ``pkg``."""
     text, tree, _ = _read(pkg, closure.root, importer)
@@ -164,6 +179,14 @@ def _reexport(pkg: str, name: str, closure: CodeClosure, importer: str) -> str:
                 closure.texts[pkg] = text
                 original = next(a.name for a in node.names if (a.asname or a.name) == name)
                 return _target(source, original, closure, pkg)
+    module = _lazy_exports(tree).get(name)
+    if module is not None:
+        closure.texts[pkg] = text
+        namespace = _absolute(next(n for n in tree.body if isinstance(n, ast.ImportFrom)
+                                   and any(a.name == "lazy_namespace" for a in n.names)), pkg, True)
+        closure.texts[namespace] = _read(namespace, closure.root, pkg)[0]   # its __getattr__ runs
+        return _target(_absolute(ast.ImportFrom(module=module.lstrip("."), level=1), pkg, True), name,
+                       closure, pkg)
     if _defines(tree, name) or name == "*":
         return pkg
     raise ValueError(f"name {name!r} imported from {pkg} by {importer} is not allowed: {pkg} does not "

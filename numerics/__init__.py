@@ -9,13 +9,18 @@ Three subpackages, one per column of the README's routes table:
 - ``numerics.sgd``: online SGD (full d-dimensional and exact reduced simulators, experiments);
 
 plus ``numerics.executors`` (runs in parallel) and the optional ``numerics.probing`` (BERT probe).
-Every public name of the subpackages is re-exported here, so ``from numerics import X`` works.
+Every public name of the subpackages is re-exported here, so ``from numerics import X`` works; the
+re-exports are lazy (``theory.namespace``): a module is imported when one of its names is first
+used, so that ``import numerics.pool`` (each worker process) loads the pool only.
 """
 
-from . import dynamics, montecarlo, sgd
-from .dynamics import *  # noqa: F401,F403  (flat re-export, names listed in dynamics.__all__)
-from .executors import RunJob, map_jobs, map_runs
-from .montecarlo import *  # noqa: F401,F403
-from .sgd import *  # noqa: F401,F403
+from theory.namespace import lazy_namespace
 
-__all__ = [*montecarlo.__all__, *dynamics.__all__, *sgd.__all__, "RunJob", "map_jobs", "map_runs"]
+from . import dynamics, montecarlo, sgd   # lazy namespaces themselves: importing them is cheap
+
+lazy_namespace(__name__, {
+    ".montecarlo": tuple(montecarlo.__all__),
+    ".dynamics": tuple(dynamics.__all__),
+    ".sgd": tuple(sgd.__all__),
+    ".executors": ("RunJob", "map_jobs", "map_runs"),
+})

@@ -115,6 +115,19 @@ def _recipe_from(tmp_path, imports):
     return module
 
 
+def test_a_name_from_a_lazy_namespace_keys_the_module_that_defines_it():
+    """``from theory import X`` with theory a lazy namespace (``theory.namespace``): the closure holds
+    the module defining X (found here from the object itself), the package's table and the
+    namespace module whose ``__getattr__`` resolves the name."""
+    from numerics.dynamics import overlap_pgd
+    from theory import Problem, zeta
+
+    source = _MODULE.format(imports="from theory import Problem, zeta\nfrom numerics.dynamics import overlap_pgd")
+    modules = set(code_closure("scratch_recipe", text=source).modules())
+    defining = {Problem.__module__, zeta.__module__, overlap_pgd.__module__}
+    assert defining | {"theory", "numerics.dynamics", "theory.namespace"} <= modules, modules
+
+
 @pytest.mark.parametrize("line, message", [
     ("import numerics.no_such_module  # noqa", "module 'numerics.no_such_module'"),
     ("from theory import no_such_name  # noqa", "name 'no_such_name' imported from theory"),

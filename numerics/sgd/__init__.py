@@ -1,28 +1,15 @@
 """Online SGD (paper Section 5 experiments): the full d-dimensional simulator, the exact reduced one on
 the Gram coordinates, their common trajectory object, and the experiment and sweep drivers."""
 
-from .trajectory import (
-    SGDTrajectory,
-)
-from .full import (
-    online_sgd_full, minibatch_loss_grad, sample_batch, sphere_step,
-)
-from .frame import (
-    cholesky_coordinates, frame_overlaps,
-)
-from .reduced import (
-    online_sgd_reduced,
-)
-from .experiment import (
-    SGDExperiment, PAPER_SGD, SGDExperimentResult, run_sgd_experiment, run_sgd_sweep, sgd_runs,
-)
-from .flow_gap import (
-    SGD_FLOW_ODE, FlowGap, sgd_flow_gap,
-)
+from theory.namespace import lazy_namespace
 
-__all__ = [
-    "SGDTrajectory", "online_sgd_full", "minibatch_loss_grad", "sample_batch", "sphere_step",
-    "online_sgd_reduced", "cholesky_coordinates", "frame_overlaps", "SGDExperiment", "PAPER_SGD",
-    "SGDExperimentResult", "run_sgd_experiment", "run_sgd_sweep", "sgd_runs", "SGD_FLOW_ODE",
-    "FlowGap", "sgd_flow_gap",
-]
+# module -> the names it exports; each module is imported when one of its names is first used.
+lazy_namespace(__name__, {
+    ".trajectory": ("SGDTrajectory",),
+    ".full": ("online_sgd_full", "minibatch_loss_grad", "sample_batch", "sphere_step"),
+    ".reduced": ("online_sgd_reduced",),
+    ".frame": ("cholesky_coordinates", "frame_overlaps"),
+    ".experiment": ("SGDExperiment", "PAPER_SGD", "SGDExperimentResult", "run_sgd_experiment",
+        "run_sgd_sweep", "sgd_runs"),
+    ".flow_gap": ("SGD_FLOW_ODE", "FlowGap", "sgd_flow_gap"),
+})
