@@ -185,7 +185,7 @@ def run_recipe(recipe, *, paths: OutputPaths, quick: bool = False, force: bool =
         data, status, reason, compute_s = _data(recipe, params, quick=quick, force=force,
                                                 cache=cache, progress=progress)
         start = time.perf_counter()
-        with figure_style():
+        with figure_style(quick):
             fig = recipe.plot(data, params)
             if quick:
                 mark_quick(fig)
