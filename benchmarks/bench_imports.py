@@ -33,7 +33,7 @@ STATEMENTS = {
 }
 HEAVY = ("scipy.special", "scipy.stats", "scipy.optimize", "scipy.integrate", "numba", "matplotlib",
          "sympy", "mpmath", "tqdm")
-_REPORT = "import sys; print(' '.join(m for m in {heavy!r} if m in sys.modules))"
+_REPORT = "import sys; print('loaded:', *(m for m in {heavy!r} if m in sys.modules))"
 
 
 def cpu_seconds(statement: str) -> float:
@@ -51,7 +51,8 @@ def loaded(statement: str) -> str:
     """The heavy libraries in sys.modules after ``statement``."""
     code = f"{statement}\n{_REPORT.format(heavy=HEAVY)}"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
-    return out.stdout.strip().splitlines()[-1] if out.stdout.strip() else ""
+    lines = [line for line in out.stdout.splitlines() if line.startswith("loaded:")]   # not the statement's output
+    return lines[-1].removeprefix("loaded:").strip() if lines else ""
 
 
 def main(argv=None) -> int:
