@@ -79,3 +79,13 @@ def test_the_figure_recipes_load_no_plotting_library_until_they_plot():
             "print('matplotlib' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
     assert out.stdout.strip() == "False"
+
+
+def test_discovering_the_recipes_and_claims_loads_no_heavy_library():
+    """``slr list``, ``slr verify`` and ``slr reproduce`` import every recipe and claim module to
+    discover them: the claims import scipy's stats and optimize and mpmath inside their functions."""
+    statement = ("from figures.registry import discover_recipes; from figures.verify import discover_claims; "
+                 "discover_recipes(); discover_claims()")
+    heavy = [m for m in _loaded_after(statement, ("scipy", "mpmath", "sympy", "numba", "matplotlib"))
+             if m in (*HEAVY, "mpmath")]
+    assert heavy == [], heavy

@@ -5,7 +5,6 @@ F + (c/d) D along the whole run."""
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import t as student
 
 from ..framework import Check, claim
 
@@ -53,6 +52,8 @@ def sup_bounds(out, name, z):
        "flow, over the whole run (largest error of kappa and nu over the logged times)",
        figure="highdim_paper_sgd")
 def highdim_paper_sgd(quick: bool, rng, figure) -> Check:
+    from scipy.stats import t as student
+
     out, counts = paper_comparison(figure)
     m = 2 * out.sgd_mean[:2, 1:].size
     # simultaneous over both predictions, every overlap and time (Bonferroni); the standard errors are

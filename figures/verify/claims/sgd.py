@@ -9,7 +9,6 @@ import math
 import types
 
 import numpy as np
-from scipy.stats import chi2, ks_2samp
 
 from numerics.montecarlo.statistics import bonferroni_z
 
@@ -50,6 +49,8 @@ def _tile(overlaps, n):
 
 
 def _min_ks_pvalue(a, b, steps) -> float:
+    from scipy.stats import ks_2samp
+
     from theory import OVERLAP_NAMES
 
     return min(float(ks_2samp(getattr(a, name)[s], getattr(b, name)[s]).pvalue)
@@ -162,6 +163,8 @@ def determinism_across_executors(quick: bool, rng) -> Check:
        "the population gradient flow's by O(alpha) (fitted exponent 1)",
        figure="sgd_vs_flow")
 def sgd_to_flow_order_one(quick: bool, rng, figure) -> Check:
+    from scipy.stats import chi2
+
     # The figure's numerics.sgd.flow_gap.sgd_flow_gap result, as stored with its data.
     f, data = figure.params, figure.data
     n_runs = f["gap_runs"]

@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.optimize import brentq
 
 from ..framework import Check, claim
 
@@ -29,6 +28,8 @@ _FD_CASES = {True: [(8, 3, 0.8)], False: [(8, 3, 0.8), (12, 5, 0.7), (16, 4, 1.0
        "for lambda < lambda_c and a saddle above; lambda_c from the closed-form Riemannian Hessian "
        "equals the root of the smallest eigenvalue of the Hessian of R(k, v) in dimension d")
 def lambda_c_matches_finite_differences(quick: bool, rng) -> Check:
+    from scipy.optimize import brentq
+
     from numerics.dynamics.hessian_fd import oracle_spectrum_fd, tangent_frame
     from theory import Problem
     from theory import stability

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import mpmath
 import numpy as np
 
 from theory.risk_roundoff import RISK_ROUNDINGS
@@ -34,6 +33,8 @@ def _term_scale(problem, zeta0: float) -> float:
 def _expectation_form(problem):
     """eps^2 + gamma^2 E[erfc(lambda (s + gamma Z))^2] + (L-1)(2/pi) arcsin(2 lambda^2/(1+2 lambda^2)),
     by mpmath quadrature (split where the erf argument changes sign); returns (value, zeta0)."""
+    import mpmath
+
     with mpmath.workdps(_DPS):
         s = mpmath.sqrt(mpmath.mpf(problem.d) / 2)
         lam, gamma = mpmath.mpf(problem.lam), mpmath.mpf(problem.gamma)
