@@ -228,3 +228,34 @@ def test_flow_states_at_d_2_and_3_stay_realisable_and_the_projection_does_not_ad
         raw_err = np.max(np.abs(raw - ref.sol(t_end)))
         assert np.max(np.abs(traj.y[:, -1] - ref.y[:, -1])) <= 2 * raw_err + 1e-12
     assert raw_not_realisable >= 1     # the test is not vacuous
+
+
+def test_check_solution_raises_on_failure_and_on_non_finite_states():
+    # solve_ivp's result as the routes see it: LSODA can report success (status 0) over NaN states
+    from types import SimpleNamespace
+
+    from numerics.dynamics.ode import check_solution
+
+    t = np.array([0.0, 0.1, 0.2, 0.3])
+    good = np.ones((5, 4))
+    check_solution(SimpleNamespace(status=0, t=t, y=good, message="ok"), "test", "LSODA")
+    bad = good.copy()
+    bad[2, 2:] = np.nan
+    with pytest.raises(RuntimeError, match=r"test integration failed at t=0\.2 with method='LSODA': the state became non-finite"):
+        check_solution(SimpleNamespace(status=0, t=t, y=bad, message="ok"), "test", "LSODA")
+    with pytest.raises(RuntimeError, match=r"at t=0\.3 with method='Radau': step size too small!"):
+        check_solution(SimpleNamespace(status=-1, t=t, y=good, message="step size too small."), "test", "Radau",
+                       "!")
+
+
+def test_overlap_flow_raises_when_its_state_turns_non_finite(monkeypatch):
+    """A velocity that turns to NaN past t = 0.05: the flow raises RuntimeError naming where, instead of returning
+    the NaN states LSODA reports success over."""
+    import numerics.dynamics.flow as flow
+
+    real = flow.flow_velocity
+    monkeypatch.setattr(flow, "flow_velocity", lambda *a: tuple(np.asarray(real(*a)) * (np.nan if a[0] > 0.31 else 1.0)))
+    problem = Problem(d=100, L=10, gamma=np.sqrt(0.5), eps=0.1, lam=0.5)
+    start = Overlaps(kappa=0.3, nu=0.2, theta=0.0, eta=0.0, rho=0.0)
+    with pytest.raises(RuntimeError, match="gradient-flow integration failed at t=.*non-finite"):
+        overlap_flow(problem, start, t_end=5.0)

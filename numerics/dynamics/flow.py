@@ -32,7 +32,7 @@ from theory.risk import risk_grad_from_arrays
 from theory.special import erf_prime
 
 from .overlap_steps import flow_velocity
-from .ode import OdeOptions
+from .ode import OdeOptions, check_solution
 from .pgd import initial_state
 from .schedules import as_schedule, lambda_setting
 
@@ -129,10 +129,8 @@ def integrate_ode(rhs, y0, names, t_end, ode: OdeOptions, delta, terminal, t_eva
         events = [aligned]
     sol = scipy.integrate.solve_ivp(rhs, (0.0, t_end), np.asarray(y0, dtype=float), **ode.kwargs(),
                     dense_output=True, events=events, t_eval=t_eval)
-    if sol.status < 0:
-        raise RuntimeError(f"gradient-flow integration failed at t={sol.t[-1]:.6g} with "
-                           f"method={ode.method!r}: {sol.message.rstrip('.')}. Try method='Radau' or 'BDF' "
-                           "(stiff: large lambda sqrt(d)), looser rtol/atol, or a shorter t_end.")
+    check_solution(sol, "gradient-flow", ode.method, ". Try method='Radau' or 'BDF' (stiff: large lambda "
+                   "sqrt(d)), looser rtol/atol, or a shorter t_end.")
     t_events = sol.t_events[0] if events else np.empty(0)
     y_events = sol.y_events[0] if events else np.empty((0, len(names)))
     full = {name: sol.y[i] for i, name in enumerate(names)}

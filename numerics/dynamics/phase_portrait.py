@@ -27,7 +27,7 @@ import scipy  # scipy.integrate loads on first use (scipy's lazy submodules)
 from theory.parameters import Problem
 
 from .flow import manifold_flow_velocity
-from .ode import OdeOptions
+from .ode import OdeOptions, check_solution
 
 __all__ = ["FixedPoint", "manifold_fixed_points", "manifold_jacobian", "Separatrix", "separatrix",
            "predicted_limit_sign"]
@@ -101,8 +101,7 @@ def separatrix(problem: Problem, *, start=1e-8, t_end=1e4,
         return max(abs(y[0]), abs(y[1])) - (1.0 - 1e-9)
     near_corner.terminal = True
     sol = scipy.integrate.solve_ivp(back, (0.0, t_end), start * stable, **ode.kwargs(), events=[near_corner])
-    if sol.status < 0:
-        raise RuntimeError(f"separatrix integration failed: {sol.message}")
+    check_solution(sol, "separatrix", ode.method)
     kappa, nu = np.r_[0.0, sol.y[0]], np.r_[0.0, sol.y[1]]
     if not np.all(np.diff(kappa) > 0):
         raise RuntimeError("the separatrix is not a graph over kappa for these parameters")

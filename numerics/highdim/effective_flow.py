@@ -17,7 +17,7 @@ from theory.highdim import effective_drift, task_scalars
 from theory.parameters import OVERLAP_NAMES, Overlaps
 
 from ..dynamics.flow import FlowTrajectory
-from ..dynamics.ode import OdeOptions
+from ..dynamics.ode import OdeOptions, check_solution
 
 __all__ = ["check_highdim_settings", "effective_flow", "lam_of_tau", "start_state", "EFFECTIVE_ODE"]
 
@@ -83,10 +83,6 @@ def effective_flow(problem, initial, *, c, batch_size, t_end, ode: OdeOptions = 
     if not isinstance(ode, OdeOptions):
         raise ValueError(f"ode={ode!r} is not allowed: ode must be a numerics.OdeOptions")
     sol = solve_ivp(rhs, (0.0, t_end), y0, **ode.kwargs(), dense_output=True, t_eval=t_eval)
-    finite = np.all(np.isfinite(sol.y), axis=0)  # LSODA can report success over NaN states
-    if sol.status < 0 or not finite.all():
-        where, why = ((sol.t[-1], sol.message) if finite.all()
-                      else (sol.t[np.argmin(finite)], "the state became non-finite"))
-        raise RuntimeError(f"effective-ODE integration failed at t={where:.6g} with method={ode.method!r}: {why}")
+    check_solution(sol, "effective-ODE", ode.method)
     return FlowTrajectory(sol.t, sol.y, tuple(OVERLAP_NAMES), sol.status, sol.message, sol.nfev,
                           sol.njev, sol.nlu, np.empty(0), np.empty((0, 5)), sol.sol)

@@ -31,6 +31,7 @@ from scipy.integrate import solve_ivp
 from theory.highdim import gradient_moments, population_drift, second_order_drift, task_scalars
 
 from ..dynamics.initial import sample_initial_overlaps
+from ..dynamics.ode import check_solution
 from .effective_flow import check_highdim_settings
 from .escape import unstable_mode
 from .fluctuations import increment_covariance, population_velocity
@@ -129,7 +130,8 @@ def _tau_after(problem, start, c, batch_size, delta, t_max):
     sol = solve_ivp(lambda _, y: per_run_drift(problem, y, c=c, batch_size=batch_size, quadrature_step=_TAU_QUADRATURE),
                     (0.0, t_max),
                     np.asarray(start, dtype=float), method="LSODA", rtol=1e-4, atol=1e-7, events=aligned)
-    if sol.status < 0 or len(sol.t_events[0]) == 0:
+    check_solution(sol, "drift-of-one-run", "LSODA")
+    if len(sol.t_events[0]) == 0:
         raise RuntimeError(f"the drift of one run from {tuple(start)} does not align by t_max={t_max}: {sol.message}")
     return float(sol.t_events[0][0])
 

@@ -41,7 +41,7 @@ from theory.checks import check_positive_real
 from theory.highdim import frame_coordinates, gradient_moments, problem_scalars, second_order_drift
 from theory.risk import risk_grad_from_arrays
 
-from ..dynamics.ode import OdeOptions
+from ..dynamics.ode import OdeOptions, check_solution
 from ..dynamics.overlap_steps import flow_velocity
 from .effective_flow import check_highdim_settings, lam_of_tau, start_state
 
@@ -223,9 +223,7 @@ def moment_closure_flow(problem, initial, *, c, batch_size, t_end, ode: OdeOptio
                                                     average_fast=average_fast,
                                                     covariance_jacobian=covariance_jacobian),
                     (0.0, t_end), y0, **ode.kwargs(), t_eval=t_eval)
-    if sol.status < 0:
-        raise RuntimeError(f"moment-closure integration failed at t={sol.t[-1]:.6g} with "
-                           f"method={ode.method!r}: {sol.message}")
+    check_solution(sol, "moment-closure", ode.method)
     cov = np.zeros((5, 5, sol.t.size))
     cov[_IU] = sol.y[5:]
     cov = cov + np.triu(np.ones((5, 5)), 1)[:, :, None] * np.swapaxes(cov, 0, 1)
