@@ -27,8 +27,8 @@ DEFAULT_PREDICTIONS = PREDICTIONS[:3]
 @dataclasses.dataclass(frozen=True)
 class SGDComparison:
     """``t`` (n_t,) logged flow times; ``sgd_mean``, ``sgd_stderr`` (5, n_t) over ``n_runs`` runs;
-    ``predictions``: name -> (5, n_t); ``sup_error``: name -> max over times of |mean - prediction|
-    for kappa and nu (components as ``OVERLAP_NAMES``). One run's fluctuations: ``sgd_sd`` (5, n_t) the
+    ``predictions``: name -> (5, n_t); ``sup_error`` (a property): name -> max over times of
+    |mean - prediction| for kappa and nu (components as ``OVERLAP_NAMES``). One run's fluctuations: ``sgd_sd`` (5, n_t) the
     run-to-run standard deviation, ``sgd_sd_stderr`` its standard error (delta method on the sample
     variance, var(s^2) = (m4 - s^4) / n, se(s) = se(s^2) / (2 s)); ``covariances``: for each closure
     prediction, its covariance Sigma (5, 5, n_t) of one run's overlaps
@@ -38,11 +38,14 @@ class SGDComparison:
     sgd_mean: np.ndarray
     sgd_stderr: np.ndarray
     predictions: dict
-    sup_error: dict
     n_runs: int
     sgd_sd: np.ndarray = None
     sgd_sd_stderr: np.ndarray = None
     covariances: dict = dataclasses.field(default_factory=dict)
+
+    @property
+    def sup_error(self) -> dict:
+        return {k: float(np.max(np.abs(self.sgd_mean[:2] - y[:2]))) for k, y in self.predictions.items()}
 
     def sup_per_overlap(self, name: str):
         """(sup (5,), stderr (5,), t (5,)): per overlap, the largest |mean SGD - prediction ``name``|
@@ -107,5 +110,4 @@ def compare_with_sgd(problem, start, *, c, batch_size, t_end, n_runs, rng, n_log
     if up_to_sign:
         x[:4] *= np.where(x[0] + x[1] < 0, -1.0, 1.0)
     mean, (sd, sd_se) = x.mean(axis=2), sd_with_stderr(x, axis=2)
-    sup = {k: float(np.max(np.abs(mean[:2] - y[:2]))) for k, y in preds.items()}
-    return SGDComparison(t, mean, sd / np.sqrt(n_runs), preds, sup, n_runs, sd, sd_se, covs)
+    return SGDComparison(t, mean, sd / np.sqrt(n_runs), preds, n_runs, sd, sd_se, covs)

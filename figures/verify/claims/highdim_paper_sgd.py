@@ -23,9 +23,8 @@ def paper_comparison(figure):
     data = figure.data
     t, mean, se = (np.asarray(data[k]) for k in ("t", "sgd_mean", "sgd_stderr"))
     preds = {name: np.asarray(data[name]) for name in ("population", _TESTED)}
-    sup = {name: float(np.max(np.abs(mean[:2] - y[:2]))) for name, y in preds.items()}
     counts = np.asarray(data["counts"]).astype(int)
-    return SGDComparison(t, mean, se, preds, sup, int(counts[-1])), counts
+    return SGDComparison(t, mean, se, preds, int(counts[-1])), counts
 
 
 def z_scores(out, name):
