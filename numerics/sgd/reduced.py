@@ -165,6 +165,7 @@ def _advance_kernel(KV, streams, lam, alpha, shape, scale2, snap_at, work, membe
     one call per run and block, drawing the tokens from the run's token stream (as ``_draw_chunk``); the targets' noise
     and the Bartlett variables come from ``_draw_noise``. Same numbers as ``_advance_numpy`` (each stream in order)."""
     from ..kernels.erf_poly import erf_table
+    from ..kernels.sfc64 import set_sfc64_state, sfc64_state
     from ..kernels.sgd_step import ERF, SOFTMAX, sgd_reduced_kernel
 
     d, B, L, gamma, eps = shape
@@ -173,9 +174,11 @@ def _advance_kernel(KV, streams, lam, alpha, shape, scale2, snap_at, work, membe
     lam, code, table = np.ascontiguousarray(lam), {"erf": ERF, "softmax": SOFTMAX}[member], erf_table()
     for k, s in enumerate(streams):
         noise, a11, n21, a22 = (x[0] for x in _draw_noise([s], len(lam), d, B, eps))
-        sgd_reduced_kernel(KV[k], s[0], float(gamma), float(_informative_mean(d)), noise, -alpha * a11,
+        state = sfc64_state(s[0])
+        sgd_reduced_kernel(KV[k], state, float(gamma), float(_informative_mean(d)), noise, -alpha * a11,
                            -alpha * n21, -alpha * a22, lam, float(alpha), 2.0 / B, L, rows, snaps[:, k],
                            code, table)
+        set_sfc64_state(s[0], state)
     return KV, list(snaps)
 
 
