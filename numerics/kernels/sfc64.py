@@ -19,16 +19,16 @@ import numpy as np
 
 from ._jit import jit
 
-__all__ = ["sfc64_state", "set_sfc64_state", "sfc64_next", "sfc64_normal"]
+__all__ = ["sfc64_state", "set_sfc64_state", "on_sfc64_state", "sfc64_next", "sfc64_normal"]
 
-# NumPy's ziggurat tables, as numba's Generator uses them (numba.np.random._constants)
 _U1, _U3, _U8, _U11, _U24, _U40 = (np.uint64(k) for k in (1, 3, 8, 11, 24, 40))
 _LOW8, _MANTISSA = np.uint64(0xFF), np.uint64(0x000FFFFFFFFFFFFF)
 _TO_UNIT = 1.0 / 9007199254740992.0  # 2^-53: next_double = (next64 >> 11) 2^-53
 
 
 def _tables():
-    from numba.np.random._constants import fi_double, ki_double, wi_double, ziggurat_nor_inv_r, ziggurat_nor_r
+    """NumPy's ziggurat tables (``ziggurat_constants.h``) as numba's port of NumPy's distributions holds them."""
+    from numba.np.random.distributions import fi_double, ki_double, wi_double, ziggurat_nor_inv_r, ziggurat_nor_r
 
     return ki_double, wi_double, fi_double, float(ziggurat_nor_r), float(ziggurat_nor_inv_r)
 
@@ -50,6 +50,15 @@ def set_sfc64_state(gen, state) -> None:
     full = gen.bit_generator.state
     full["state"]["state"] = np.array(state, dtype=np.uint64)
     gen.bit_generator.state = full
+
+
+def on_sfc64_state(gen, kernel):
+    """``kernel(state)`` on ``gen``'s SFC64 state (``sfc64_state``), ``gen`` then left where the kernel left the
+    state (``set_sfc64_state``); returns the kernel's result."""
+    state = sfc64_state(gen)
+    out = kernel(state)
+    set_sfc64_state(gen, state)
+    return out
 
 
 @jit(inline=True)
