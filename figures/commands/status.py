@@ -59,7 +59,7 @@ def claim_states(claims, paths) -> list[ItemState]:
     except (OSError, ValueError, KeyError, TypeError):
         pass
     return [ItemState("claim", c.claim_id, "run", last.get(c.claim_id, "no report yet")
-                      + (f"; reads the data of figure {c.figure}" if c.figure else ""), c.statement)
+                      + (f"; reads the data of figure {', '.join(c.figures)}" if c.figures else ""), c.statement)
             for c in claims]
 
 

@@ -13,7 +13,9 @@ parameters and arrays, ``figures.runner.figure_data``; the arrays are read at th
 taken from the cache entry of the run's output folder when it is valid (its key covers the recipe's code, parameters, seed and package
 versions, ``figures.cache``), else computed and stored there; computed in memory when the claim
 is called without a cache folder. Its randomness is then the figure's (the recipe's seed), not
-the claim's ``rng``.
+the claim's ``rng``. A claim comparing the data of several figures declares them all,
+``figure=("recipe_a", "recipe_b")``, and its check receives one ``FigureData`` per name, in that
+order: ``check(quick, rng, a, b)``; each is read as above, and the report names every entry's key.
 
 A claim needing a module that does not exist yet calls ``require("package.module")``, which
 raises ``MissingPrerequisite``: the claim is reported as 'skipped' with the reason, never as
@@ -113,14 +115,14 @@ def claim_seed_sequence(claim_id: str, seed: int) -> np.random.SeedSequence:
 @dataclasses.dataclass(frozen=True)
 class Claim:
     """A registered claim; ``claim(quick, seed, cache)`` runs it and returns a ``ClaimResult``.
-    ``figure``: the recipe whose data the check reads (see the module docstring), or None.
-    ``cost``: the CPU seconds of a full run, measured (as a recipe's ``COST``); it only orders the
+    ``figures``: the recipes whose data the check reads, in the order of its arguments (see the
+    module docstring), or (). ``cost``: the CPU seconds of a full run, measured (as a recipe's ``COST``); it only orders the
     work of ``slr`` on several workers, longest first."""
 
     claim_id: str
     statement: str
     check: object
-    figure: str | None = None
+    figures: tuple = ()
     cost: float = 0.0
 
     @property
@@ -128,17 +130,18 @@ class Claim:
         return self.claim_id
 
     def _run_check(self, quick: bool, rng, cache):
-        if self.figure is None:
+        if not self.figures:
             return _checked(self.check(quick, rng)), {}
         from ..runner import figure_data
 
-        figure = figure_data(self.figure, quick=quick, cache_dir=cache)
-        check = _checked(self.check(quick, rng, figure))
-        return check, {"figure_data": {"recipe": figure.name, "status": figure.status, "key": figure.key}}
+        figures = [figure_data(name, quick=quick, cache_dir=cache) for name in self.figures]
+        check = _checked(self.check(quick, rng, *figures))
+        read = [{"recipe": f.name, "status": f.status, "key": f.key} for f in figures]
+        return check, {"figure_data": read[0] if len(read) == 1 else read}
 
     def __call__(self, quick: bool = False, seed: int = 0, cache=None) -> ClaimResult:
-        """``cache``: the folder of figure data (``OutputPaths.cache``) a claim with a ``figure``
-        reads and fills; None: that figure's data is computed in memory."""
+        """``cache``: the folder of figure data (``OutputPaths.cache``) a claim with ``figures``
+        reads and fills; None: their data is computed in memory."""
         from ..provenance import cpu_seconds
 
         cpu = cpu_seconds()
@@ -189,12 +192,17 @@ def _checked(check) -> Check:
     return check
 
 
-def claim(claim_id: str, statement: str, *, figure: str | None = None, cost: float = 0.0):
+def claim(claim_id: str, statement: str, *, figure: str | tuple = (), cost: float = 0.0):
     """Decorator: ``@claim("theorem1-quadrature", "Theorem 1: ...")`` on ``check(quick, rng) -> Check``;
-    with ``figure="recipe_name"`` on ``check(quick, rng, figure: FigureData) -> Check``; ``cost``:
-    the measured CPU seconds of a full run (orders the work only)."""
+    with ``figure="recipe_name"`` on ``check(quick, rng, figure: FigureData) -> Check``, with
+    ``figure=("a", "b")`` on ``check(quick, rng, a: FigureData, b: FigureData)``; ``cost``: the
+    measured CPU seconds of a full run (orders the work only)."""
+    figures = (figure,) if isinstance(figure, str) else tuple(figure)
+    if not all(isinstance(name, str) and name for name in figures) or len(set(figures)) != len(figures):
+        raise ValueError(f"figure={figure!r} is not allowed: a recipe name or a tuple of distinct recipe names")
+
     def wrap(check) -> Claim:
-        return Claim(claim_id, statement, check, figure, float(cost))
+        return Claim(claim_id, statement, check, figures, float(cost))
 
     return wrap
 
