@@ -41,9 +41,7 @@ _SIZES = {True: {"path_d": [100, 1000], "path_runs": 16, "path_t": 0.25, "escape
                   "escape_runs": 24, "escape_draws": 2000, "delta": 0.2, "t_max": 16.0,
                   "branch_c": [0.5, 1.0, 2.0, 3.0, 4.5, 6.0, 7.5, 8.0],
                   "step_runs": 200, "step_t": 12.0}}
-# step_t 12: panel (d)'s statistics are decided well before (docs/math/highdim.md#the-largest-step: the runs at
-# c = 2 are stationary from flow time 1, and at 1.25 c_crit the mean nu is below the branch's end by more than the
-# claim's z_crit from flow time 6 on, by 6 times z_crit at 12)
+# step_t 12: the claim highdim-largest-step is decided by flow time 6 (docs/math/highdim.md#the-largest-step)
 _Z95 = 1.959963984540054
 
 
