@@ -49,6 +49,10 @@ def test_risk_vs_d_data_is_consistent(quick_data):
     delta = np.max(log_deviation_bound(d[tail], p["L"], p["gamma"], lam) + 16 * EPS64 * (eps2 + excess) / excess)
     assert abs(fit.slope + 0.5) <= delta * fit.leverage
     assert np.all(data["oracle_mc_stderr"] > 0)
+    # the Bayes Monte Carlo is drawn where the figure shows it, d <= bayes_mc_d_max, and nowhere else
+    shown = data["d_points"] <= p["bayes_mc_d_max"]
+    assert shown.any() and not shown.all()
+    assert np.all(data["bayes_mc_stderr"][shown] > 0) and np.all(np.isnan(data["bayes_mc_mean"][~shown]))
 
 
 def test_oracle_stability_data_changes_sign_at_lambda_c(quick_data):

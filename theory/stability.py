@@ -141,7 +141,9 @@ def critical_lambda(task: Task, lam_min: float = 1e-3, lam_max: float = 1e2, n_g
     d, L, gamma = task.d, task.L, task.gamma
     det = lambda lam: float(oracle_hessian(Problem(d=d, L=L, gamma=gamma, lam=lam)).block_det)
     grid = np.geomspace(lam_min, lam_max, n_grid)
-    values = np.array([det(x) for x in grid])
+    # One vectorised evaluation on the grid (the same elementwise formulas as ``det``): the grid only
+    # brackets the sign change, which brentq then refines with ``det``.
+    values = np.asarray(oracle_hessian(Problem(d=d, L=L, gamma=gamma, lam=grid)).block_det, dtype=float)
     if not values[0] > 0:
         raise ArithmeticError(f"det H_block = {values[0]:.3g} <= 0 already at lam_min={lam_min!r} "
                               f"(d={d}, L={L}, gamma={gamma}): choose a smaller lam_min")

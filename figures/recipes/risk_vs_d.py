@@ -42,7 +42,8 @@ def compute(p: dict, rng: np.random.Generator, progress) -> dict:
     from theory.corollary2 import fit_slope, leading_rate
     from theory.parameters import Task
 
-    size = RiskVsDSize(**{k: p[k] for k in ("n_curve", "n_points", "n_bayes_mc", "n_oracle_mc", "d_quad_max")})
+    size = RiskVsDSize(**{k: p[k] for k in ("n_curve", "n_points", "n_bayes_mc", "n_oracle_mc", "d_quad_max",
+                                         "bayes_mc_d_max")})
     with progress(total=1, desc=NAME) as bar:
         r = risk_vs_d(Task(d=p["d_min"], L=p["L"], gamma=p["gamma"], eps=p["eps"]), rng, d_max=p["d_max"], size=size)
         bar.update()

@@ -3,11 +3,13 @@
 Theory curves on a log-spaced grid of d: Bayes risk (quadrature, ``theory.bayes.bayes_risk_quad``,
 up to ``d_quad_max``), oracle attention at its best lambda and at lambda = (L d)^(-1/4)
 (``theory.baselines``), best linear predictor (paper Prop 3) and null predictor. Monte-Carlo points
-(mean, stderr) on a coarser grid: Bayes risk (``numerics.montecarlo.bayes_risk.bayes_risk_mc``) and oracle
-attention at the best lambda (``numerics.montecarlo.population_risk.population_risk_mc``). Each Monte-Carlo point
-draws from its own child of ``rng`` (``Generator.spawn``), so the result is reproducible from the seed.
+(mean, stderr) on a coarser grid: Bayes risk (``numerics.montecarlo.bayes_risk.bayes_risk_mc``, only for
+d <= ``bayes_mc_d_max``, NaN beyond) and oracle attention at the best lambda
+(``numerics.montecarlo.population_risk.population_risk_mc``). Each Monte-Carlo point draws from its own
+child of ``rng`` (``Generator.spawn``), so the result is reproducible from the seed.
 Note: beyond d ~ 20 (gamma^2 = 1/2) the Bayes Monte Carlo misses the rare sequences that carry
-the tiny Bayes excess (``numerics.montecarlo.bayes_risk``), so there the quadrature curve is the reference.
+the tiny Bayes excess (``numerics.montecarlo.bayes_risk``), so there the quadrature curve is the reference
+and the Bayes Monte Carlo is not drawn.
 """
 
 from __future__ import annotations
@@ -30,13 +32,20 @@ __all__ = ["RiskVsDSize", "SIZES", "RiskVsD", "risk_vs_d"]
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class RiskVsDSize:
-    """Grid sizes and Monte-Carlo sample sizes of ``risk_vs_d``."""
+    """Grid sizes and Monte-Carlo sample sizes of ``risk_vs_d``; the Bayes Monte Carlo runs at the
+    points d <= ``bayes_mc_d_max`` only (module docstring)."""
 
     n_curve: int
     n_points: int
     n_bayes_mc: int
     n_oracle_mc: int
     d_quad_max: int
+    bayes_mc_d_max: int = 20
+
+    def __post_init__(self):
+        if isinstance(self.bayes_mc_d_max, bool) or not isinstance(self.bayes_mc_d_max, (int, np.integer)) \
+                or self.bayes_mc_d_max < 2:
+            raise ValueError(f"bayes_mc_d_max={self.bayes_mc_d_max!r} is not allowed: need an integer >= 2")
 
 
 SIZES = {
@@ -106,10 +115,14 @@ def risk_vs_d(task: Task, rng: np.random.Generator, *, d_max: int = 10**6, size=
     children = rng.spawn(2 * d_points.size)
     for i, d in enumerate(d_points):
         problem = dataclasses.replace(base, d=int(d))
-        b = bayes_risk_mc(problem, size.n_bayes_mc, children[2 * i])
+        if d <= size.bayes_mc_d_max:
+            b = bayes_risk_mc(problem, size.n_bayes_mc, children[2 * i])
+            mc[i, :2] = b.mean, b.stderr
+        else:
+            mc[i, :2] = np.nan
         at_best = problem.with_lam(oracle_best_lambda(problem).lam)
         o = population_risk_mc(at_best, Overlaps.oracle(), size.n_oracle_mc, children[2 * i + 1])
-        mc[i] = b.mean, b.stderr, o.mean, o.stderr
+        mc[i, 2:] = o.mean, o.stderr
     return RiskVsD(L=int(L), gamma=float(gamma), eps=float(eps), d_curve=d_curve, bayes_quad=quad,
                    bayes_quad_abserr=quad_err, oracle_best=best, lam_best=lam_best,
                    oracle_prescribed=np.asarray(prescribed, dtype=float), lam_prescribed=lam_pre,
