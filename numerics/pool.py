@@ -159,15 +159,27 @@ class WorkerPool(concurrent.futures.ProcessPoolExecutor):
                          initargs=(os.getpid(), progress_queue,
                                    blas_threads_per_worker(max_workers, available_cores()),
                                    initializer, initargs))
+        # shutdown() forgets the executor's dict of worker processes and its manager thread; the
+        # pool keeps both, which ``terminate`` needs after a shutdown too (Ctrl-C while ``_finish`` waits).
+        self._workers = self._processes
+        self._manager = None
 
     def submit(self, fn, /, *args, **kwargs):
         with held_interrupts():  # a worker it starts is recorded (and so terminated) before Ctrl-C
-            return super().submit(_guarded, fn, *args, **kwargs)
+            future = super().submit(_guarded, fn, *args, **kwargs)
+            self._manager = self._executor_manager_thread
+            return future
 
     def terminate(self) -> None:
-        """Cancel the queued tasks, stop the running ones (SIGTERM, then SIGKILL) and reap them."""
+        """Cancel the queued tasks, stop the running ones (SIGTERM, then SIGKILL) and reap them.
+
+        The executor's manager thread reaps the same processes (it joins them once one died), and
+        of two threads waiting for one process, the one that loses gets no exit status: its
+        ``join`` returns and ``is_alive()`` stays True until the other thread records the status.
+        Waiting for the manager thread to end leaves every worker reaped and recorded as ended.
+        """
         with held_interrupts():  # a Ctrl-C during the cleanup is raised after it
-            processes = list((getattr(self, "_processes", None) or {}).values())
+            processes = list(self._workers.values())
             self.shutdown(wait=False, cancel_futures=True)
             for process in processes:
                 with contextlib.suppress(Exception):
@@ -178,6 +190,8 @@ class WorkerPool(concurrent.futures.ProcessPoolExecutor):
                 if process.is_alive():
                     process.kill()
                     process.join()
+            if self._manager is not None:  # ends once it saw the workers end: bounded all the same
+                self._manager.join(2 * _GRACE)
 
     def __enter__(self):
         self._held = held_interrupts().__enter__()  # for the pool's whole life: see the module doc
@@ -195,7 +209,7 @@ class WorkerPool(concurrent.futures.ProcessPoolExecutor):
 
     def _finish(self) -> None:
         """``shutdown(wait=True)``, with a held-back Ctrl-C during the wait turned into ``terminate``."""
-        manager = self._executor_manager_thread
+        manager = self._manager
         self.shutdown(wait=False)
         try:
             while manager is not None and manager.is_alive():

@@ -281,9 +281,11 @@ def test_a_second_sigterm_does_not_cut_the_cleanup_short(tmp_path, where):
 # by the main thread (the pool's thread blocked on it forever, and the interpreter waited for that
 # thread at exit: the process never ended), "worker-started" left the second worker unrecorded
 # (alive, never terminated) and "cleanup" cut the termination short (workers alive, hang at exit).
+# "leaving-the-block": Ctrl-C while the pool's ``with`` block waits for running tasks at its end,
+# after shutdown() had forgotten the workers (terminate then stopped none: hang at exit).
 SIGINT_AT = textwrap.dedent('''
     import multiprocessing, signal, sys, threading, time
-    from numerics.pool import ordered_map
+    from numerics.pool import WorkerPool, ordered_map
 
     def slow(i):
         time.sleep(600)
@@ -297,6 +299,7 @@ SIGINT_AT = textwrap.dedent('''
         "worker-started": ("BaseProcess", "start", "return", 2, slow),
         "futures-locked": ("_AcquireFutures", "__enter__", "line", 3, slow),
         "cleanup": ("WorkerPool", "terminate", "call", 1, first_fails),
+        "leaving-the-block": ("WorkerPool", "_finish", "call", 1, slow),
     }
 
     if __name__ == "__main__":
@@ -315,7 +318,12 @@ SIGINT_AT = textwrap.dedent('''
 
         sys.settrace(trace)
         try:
-            ordered_map(task, range(4), jobs=2)
+            if sys.argv[1] == "leaving-the-block":
+                with WorkerPool(2) as pool:
+                    for i in range(4):
+                        pool.submit(task, i)
+            else:
+                ordered_map(task, range(4), jobs=2)
             print("no KeyboardInterrupt")
         except KeyboardInterrupt:
             sys.settrace(None)
@@ -328,8 +336,49 @@ SIGINT_AT = textwrap.dedent('''
 ''')
 
 
-@pytest.mark.parametrize("where", ["worker-started", "futures-locked", "cleanup"])
+@pytest.mark.parametrize("where", ["worker-started", "futures-locked", "cleanup", "leaving-the-block"])
 def test_sigint_inside_the_pools_bookkeeping_stops_everything(tmp_path, where):
     code, out, err = _run_script(tmp_path, SIGINT_AT, where, timeout=60)
     assert code is not None, "the process did not end"
     assert out.splitlines() == ["hit True", "workers alive []", "threads []"], err
+
+
+# The executor's manager thread and ``WorkerPool.terminate`` both wait for the workers' exit. Of
+# two threads waiting for one process, the loser finds it already reaped and gets no status: the
+# process counts as alive until the winner records the status. Here the manager thread wins and
+# records late, as it does when the main thread holds the interpreter's lock (an intermittent
+# "workers alive [pid]" of the tests above, pid already gone): terminate must wait for it.
+REAPED_BY_THE_MANAGER = textwrap.dedent('''
+    import multiprocessing, os, threading, time
+    from numerics.pool import ordered_map
+
+    def first_fails(i):
+        if i == 0:
+            raise ZeroDivisionError("first")
+        time.sleep(600)
+
+    waitpid, late = os.waitpid, set()
+
+    def manager_first(pid, options):
+        if threading.current_thread() is threading.main_thread():
+            if pid not in late:  # the main thread's first wait comes after the manager's
+                late.add(pid)
+                time.sleep(0.1)
+            return waitpid(pid, options)
+        status = waitpid(pid, options)
+        if status[0] == pid:  # reaped: recorded half a second later
+            time.sleep(0.5)
+        return status
+
+    if __name__ == "__main__":
+        os.waitpid = manager_first
+        try:
+            ordered_map(first_fails, range(4), jobs=2)
+        except ZeroDivisionError:
+            print("workers alive", [p.pid for p in multiprocessing.active_children()])
+''')
+
+
+def test_terminate_returns_with_every_worker_recorded_as_ended(tmp_path):
+    code, out, err = _run_script(tmp_path, REAPED_BY_THE_MANAGER, timeout=60)
+    assert (code, out.strip()) == (0, "workers alive []"), err
