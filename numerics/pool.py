@@ -22,8 +22,8 @@ sweeps (``numerics.executors.map_jobs`` with an integer executor). Its rules:
 - A worker ends when its parent dies, however the parent died (SIGKILL included): on Linux the
   kernel sends it SIGTERM (``prctl(PR_SET_PDEATHSIG)``); everywhere a watchdog thread notices
   the change of parent process (``os.getppid``) within a second. SIGTERM in a worker raises
-  ``SystemExit``, so ``finally`` blocks (removal of temporary files) run; the watchdog
-  ends the process for good after a grace period.
+  ``SystemExit``, so ``finally`` blocks (removal of temporary files) run; the worker then ends
+  at once, or, stuck in compiled code, is ended for good after a grace period.
 """
 
 from __future__ import annotations
@@ -106,7 +106,19 @@ _terminate_self = terminating_handler(_STOPPING, on_first=lambda signum: _exit_a
 def _guarded(fn, *args, **kwargs):
     if _STOPPING.is_set():
         raise Terminated(128 + signal.SIGTERM)
-    return fn(*args, **kwargs)
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        if _STOPPING.is_set():
+            # Told to stop (by its pool's terminate, or because its parent died) and the task's
+            # cleanup has run: no one waits for its result or gives it another task (a dead parent
+            # never will), so end now rather than at the end of the grace period. Whether the
+            # parent is gone cannot be told here: its death signal comes when the thread that
+            # started the worker ends, and the parent process may still be ending then.
+            for stream in (sys.stdout, sys.stderr):
+                with contextlib.suppress(Exception):
+                    stream.flush()
+            os._exit(128 + signal.SIGTERM)
 
 
 def _watch_parent(ppid: int) -> None:
