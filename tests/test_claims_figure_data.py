@@ -16,7 +16,7 @@ from figures.verify import Check, claim, discover_claims
 CLAIMS = {c.claim_id: c for c in discover_claims()}
 READERS = {"theorem5-convergence": ("training_init_on_M",), "sgd-to-flow-order-1": ("sgd_vs_flow",),
            "nonlinearities-softmax-oracle": ("nonlinearity_comparison",),
-           "nonlinearities-sgd-training": ("training_online_sgd",), "highdim-largest-step": ("highdim_sgd",),
+           "nonlinearities-sgd-training": ("training_online_sgd", "nonlinearity_training"), "highdim-largest-step": ("highdim_sgd",),
            "highdim-paper-sgd": ("highdim_paper_sgd",)}
 
 

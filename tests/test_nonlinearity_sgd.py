@@ -104,3 +104,43 @@ def test_training_summary_for_erf_is_the_papers_sgd_experiment():
     assert np.max(np.abs(ours.abs_kappa - np.abs(theirs.kappa[-1]))) <= 1e-12
     assert np.max(np.abs(ours.abs_nu - np.abs(theirs.nu[-1]))) <= 1e-12
     assert ours.excess.shape == (3,) and np.all(ours.excess > 0)
+
+
+def test_logging_the_overlaps_does_not_change_the_runs():
+    """The figure nonlinearity_training logs the overlaps every log_every steps: the runs are those of
+    the unlogged call, bit for bit (the simulator's random numbers do not depend on its block length)."""
+    import dataclasses
+
+    from numerics import PAPER_SGD
+    from numerics.nonlinearity.training import sgd_training_sigma
+
+    config = dataclasses.replace(PAPER_SGD, n_steps=200, n_runs=3, test_size=0)
+    once = sgd_training_sigma("softmax", config=config, seed=7)
+    logged = sgd_training_sigma("softmax", config=config, seed=7, log_every=30)
+    assert once.steps.tolist() == [0, 200]
+    assert logged.steps.tolist() == [*range(0, 200, 30), 200]
+    for name in ("kappa", "nu", "theta", "eta", "rho"):
+        assert logged.overlaps[name].shape == (len(logged.steps), 3)
+        assert np.array_equal(logged.overlaps[name][[0, -1]], once.overlaps[name]), name
+    assert np.array_equal(logged.excess, once.excess) and np.array_equal(logged.aligned, once.aligned)
+
+
+def test_the_training_claim_refuses_figures_of_different_experiments():
+    """nonlinearities-sgd-training compares runs from the same initialisations only: figures whose
+    settings differ (beyond the member and the test set) are an error, before any data is read."""
+    from figures.registry import find_recipe
+    from figures.verify import discover_claims
+
+    claim = next(c for c in discover_claims() if c.claim_id == "nonlinearities-sgd-training")
+
+    class Figure:
+        def __init__(self, name, params):
+            self.name, self.params = name, params
+
+        @property
+        def data(self):
+            raise AssertionError("read before the settings were compared")
+
+    erf, soft = (find_recipe(name).params(True) for name in claim.figures)
+    with pytest.raises(ValueError, match="seed"):
+        claim.check(True, None, Figure("erf", erf), Figure("softmax", {**soft, "seed": soft["seed"] + 1}))

@@ -36,12 +36,12 @@ SEED = 20250118
 # quick: a smoke run (delta = 0.5 shortens the integration of the drift of one run, the law's main cost)
 _SIZES = {True: {"path_d": [100, 1000], "path_runs": 16, "path_t": 0.25, "escape_d": [1000],
                  "escape_runs": 16, "escape_draws": 500, "delta": 0.5, "t_max": 14.0, "branch_c": [1.0],
-                 "step_runs": 60, "step_t": 25.0},
+                 "step_runs": 60, "step_t": 12.0},
           False: {"path_d": [100, 1000, 10_000], "path_runs": 64, "path_t": 1.0, "escape_d": [1000, 3162, 10_000],
                   "escape_runs": 24, "escape_draws": 2000, "delta": 0.2, "t_max": 16.0,
                   "branch_c": [0.5, 1.0, 2.0, 3.0, 4.5, 6.0, 7.5, 8.0],
-                  "step_runs": 200, "step_t": 25.0}}
-# step_t 25: panel (d)'s runs are stationary well before (checked to 40: docs/math/highdim.md#the-largest-step)
+                  "step_runs": 200, "step_t": 12.0}}
+# step_t 12: the claim highdim-largest-step is decided by flow time 6 (docs/math/highdim.md#the-largest-step)
 _Z95 = 1.959963984540054
 
 

@@ -94,17 +94,22 @@ def escape_prediction(problem, *, c=None, batch_size=1, delta=0.05, quantiles=(0
     population flow (PGD at small step, no noise), else online SGD at alpha = c/d, batch B."""
     mu, r, sigma = saddle_escape(problem, c=c, batch_size=batch_size)
     start = (_EPS_START * r[0], _EPS_START * r[1], 0.0, 0.0, 0.0)
+    grid = np.linspace(0.0, t_max, 20_001)
     if c is None:
+        # stopped where it aligns (the event min(|kappa|, |nu|) = 1 - delta, upward), not at t_max: tau_after is the
+        # first grid time at or after it, as the first aligned grid time of the whole flow (a third of the solver's work)
         flow = overlap_flow(problem, Overlaps(**dict(zip(OVERLAP_NAMES, start))), t_end=t_max,
-                            ode=OdeOptions(rtol=1e-8, atol=1e-11))
+                            ode=OdeOptions(rtol=1e-8, atol=1e-11), delta=delta, terminal=True)
+        if len(flow.t_events) == 0:
+            raise RuntimeError(f"the population flow from eps r does not align by t_max={t_max}")
+        tau_after = float(grid[min(np.searchsorted(grid, flow.t_events[0]), grid.size - 1)])
     else:
         flow = effective_flow(problem, start, c=c, batch_size=batch_size, t_end=t_max)
-    grid = np.linspace(0.0, t_max, 20_001)
-    y = flow.sol(grid)
-    ok = np.minimum(np.abs(y[0]), np.abs(y[1])) >= 1.0 - delta
-    if not ok.any():
-        raise RuntimeError(f"the effective ODE from eps r does not align by t_max={t_max}")
-    tau_after = float(grid[np.argmax(ok)])
+        y = flow.sol(grid)
+        ok = np.minimum(np.abs(y[0]), np.abs(y[1])) >= 1.0 - delta
+        if not ok.any():
+            raise RuntimeError(f"the effective ODE from eps r does not align by t_max={t_max}")
+        tau_after = float(grid[np.argmax(ok)])
     q = np.asarray(quantiles, dtype=float)
     xi = sigma * halfnorm.ppf(q)
     times = tau_after + np.log(_EPS_START / xi) / mu

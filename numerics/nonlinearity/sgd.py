@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from numerics import online_sgd_full, online_sgd_reduced
+from numerics.sgd.full import online_sgd_full
+from numerics.sgd.reduced import online_sgd_reduced
 from theory.nonlinearity import nonlinearity
 
 __all__ = ["ReducedCoefficients", "MinibatchLossGrad", "online_sgd_reduced_sigma",

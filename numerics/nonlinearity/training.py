@@ -6,7 +6,9 @@ batch 5, alpha = 1e-3, lambda_t = 2 / (1 + 1e-4 t), init uniform on the sphere w
 run with the exact reduced simulator and the member's gradient. Run i draws its initial overlaps
 from child 0 of its SeedSequence (``numerics.sample_initial_overlaps``, the exact law in dimension
 d) and trains with child 1, as ``numerics.sgd_runs``. The final excess risk is the population
-risk R - eps^2 at the final overlaps and lambda, by quadrature.
+risk R - eps^2 at the final overlaps and lambda, by quadrature. The overlaps are logged every
+``log_every`` steps (the logging does not change the runs: the simulator's random numbers do not
+depend on its block length).
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ import dataclasses
 
 import numpy as np
 
-from numerics import PAPER_SGD, sample_initial_overlaps
+from numerics.dynamics.initial import sample_initial_overlaps
+from numerics.sgd.experiment import PAPER_SGD
 from theory import OVERLAP_NAMES, Overlaps, Problem
 from theory.nonlinearity import nonlinearity, population_risk_sigma
 from theory.nonlinearity.oracle import oracle_excess_sigma
@@ -28,7 +31,8 @@ __all__ = ["TrainingSummary", "sgd_training_sigma"]
 @dataclasses.dataclass(frozen=True)
 class TrainingSummary:
     """Per run (n_runs,): final |kappa|, |nu|, distance to M, excess risk; ``aligned``:
-    min(|kappa|, |nu|) >= 1 - delta at the end; ``oracle_excess``: the oracle's at the final lambda."""
+    min(|kappa|, |nu|) >= 1 - delta at the end; ``oracle_excess``: the oracle's at the final lambda;
+    ``steps`` (n_log,) the logged steps and ``overlaps`` the five overlaps there, (n_log, n_runs) each."""
 
     sigma: str
     delta: float
@@ -40,6 +44,8 @@ class TrainingSummary:
     aligned: np.ndarray
     oracle_excess: float
     lam_final: float
+    steps: np.ndarray
+    overlaps: dict
 
     @property
     def fraction_aligned(self) -> float:
@@ -47,9 +53,10 @@ class TrainingSummary:
 
 
 def sgd_training_sigma(sigma, *, config=PAPER_SGD, n_steps=None, n_runs=None, seed=0,
-                       delta: float = 0.05) -> TrainingSummary:
+                       delta: float = 0.05, log_every=None) -> TrainingSummary:
     """Run ``config`` (an ``numerics.SGDExperiment``; its init must be "sphere" or "manifold")
-    for member ``sigma`` with the reduced simulator; n_steps / n_runs override the config's."""
+    for member ``sigma`` with the reduced simulator; n_steps / n_runs override the config's;
+    ``log_every``: the logging period of the overlaps (None: the start and the end only)."""
     member = nonlinearity(sigma)
     n_steps = config.n_steps if n_steps is None else n_steps
     n_runs = config.n_runs if n_runs is None else n_runs
@@ -62,8 +69,9 @@ def sgd_training_sigma(sigma, *, config=PAPER_SGD, n_steps=None, n_runs=None, se
     start = Overlaps(**{k: np.concatenate([getattr(p, k) for p in parts]) for k in OVERLAP_NAMES})
     traj = online_sgd_reduced_sigma(config.problem, start, member, alpha=config.alpha, n_steps=n_steps,
                                     batch_size=config.batch_size, rng=[child(s, 1) for s in seeds],
-                                    log_every=n_steps)
-    final = {k: np.asarray(getattr(traj, k))[-1] for k in OVERLAP_NAMES}
+                                    log_every=n_steps if log_every is None else log_every)
+    logged = {k: np.asarray(getattr(traj, k)) for k in OVERLAP_NAMES}
+    final = {k: x[-1] for k, x in logged.items()}
     lam = float(config.schedule(n_steps))
     prob = Problem(d=config.d, L=config.L, gamma=config.gamma, eps=0.0, lam=lam)
     excess = np.array([float(population_risk_sigma(prob, Overlaps(**{k: float(final[k][i]) for k in final}),
@@ -71,4 +79,5 @@ def sgd_training_sigma(sigma, *, config=PAPER_SGD, n_steps=None, n_runs=None, se
     ak, an = np.abs(final["kappa"]), np.abs(final["nu"])
     dist = np.sqrt(final["theta"] ** 2 + final["eta"] ** 2 + final["rho"] ** 2)
     return TrainingSummary(member.name, delta, n_steps, ak, an, dist, excess,
-                           np.minimum(ak, an) >= 1.0 - delta, oracle_excess_sigma(prob, member).value, lam)
+                           np.minimum(ak, an) >= 1.0 - delta, oracle_excess_sigma(prob, member).value, lam,
+                           np.asarray(traj.steps), logged)

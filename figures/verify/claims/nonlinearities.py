@@ -166,39 +166,42 @@ def softmax_oracle(quick: bool, rng, figure) -> Check:
        "Online SGD from the paper's initialisation (uniform on the sphere; d = 80, L = 10, batch 5, "
        "alpha = 1e-3, lambda_t = 2 / (1 + 1e-4 t); exact reduced simulator): at least as many softmax "
        "runs as erf runs align (min(|kappa|, |nu|) >= 0.95 at the end)",
-       figure="training_online_sgd", cost=8)  # measured 8.0 s CPU (idle cores, cold reproduce at fd4a20c)
-def sgd_training(quick: bool, rng, figure) -> Check:
-    # The erf runs are the figure's (the paper's SGD experiment, reduced simulator); the softmax runs
-    # are trained here from the same per-run seeds (SeedSequence(seed).spawn(n_runs), child 0 for
-    # the initial overlaps as numerics.sgd_runs), so both members start from the same
-    # initialisations (tests/test_nonlinearity_sgd.py: sgd_training_sigma("erf") = sgd_runs).
-    from numerics.nonlinearity import training
-
-    from ...recipes.training_online_sgd import experiment_config
-
-    p = figure.params
+       figure=("training_online_sgd", "nonlinearity_training"))
+def sgd_training(quick: bool, rng, erf_figure, softmax_figure) -> Check:
+    # The erf runs are figure training_online_sgd's (the paper's SGD experiment, reduced simulator), the
+    # softmax runs figure nonlinearity_training's: the same experiment and per-run seeds
+    # (SeedSequence(seed).spawn(n_runs), child 0 for the initial overlaps as numerics.sgd_runs), so both
+    # members start from the same initialisations (tests/test_nonlinearity_sgd.py: sgd_training_sigma("erf")
+    # = sgd_runs). A difference in the two figures' settings is an error, not a comparison.
+    p, q = erf_figure.params, softmax_figure.params
+    differ = {k: (p.get(k), q[k]) for k in q if k not in ("sigma", "test_size") and p.get(k) != q[k]}
+    if differ:
+        raise ValueError(f"figures {erf_figure.name} and {softmax_figure.name} do not run the same experiment: "
+                         f"{differ}")
     n_runs, n_steps = p["n_runs"], p["steps"]
-    soft = training.sgd_training_sigma("softmax", config=experiment_config(p), seed=p["seed"], delta=p["delta"])
-    data = figure.data   # read after the softmax runs: slr reproduce computes the figure meanwhile
-    erf = {"aligned": np.asarray(data["aligned"], dtype=bool), "excess": np.asarray(data["final_excess_risk"]),
-           "abs_kappa": np.asarray(data["abs_kappa"])[-1], "abs_nu": np.asarray(data["abs_nu"])[-1],
-           "distance_to_manifold": np.asarray(data["distance_to_M"])[-1],
-           "oracle_excess": float(data["oracle_final_excess_risk"])}
-    out = {"softmax": {"aligned": soft.aligned, "excess": soft.excess, "abs_kappa": soft.abs_kappa,
-                       "abs_nu": soft.abs_nu, "distance_to_manifold": soft.distance_to_manifold,
-                       "oracle_excess": soft.oracle_excess}, "erf": erf}
+    e, s = erf_figure.data, softmax_figure.data
+    out = {name: {"aligned": np.asarray(data["aligned"], dtype=bool),
+                  "excess": np.asarray(data["final_excess_risk"]), "abs_kappa": kappa, "abs_nu": nu,
+                  "distance_to_manifold": dist, "oracle_excess": float(data["oracle_final_excess_risk"])}
+           for name, data, kappa, nu, dist in (
+               ("softmax", s, np.asarray(s["final_abs_kappa"]), np.asarray(s["final_abs_nu"]),
+                np.asarray(s["final_distance_to_M"])),
+               ("erf", e, np.asarray(e["abs_kappa"])[-1], np.asarray(e["abs_nu"])[-1],
+                np.asarray(e["distance_to_M"])[-1]))}
+    lam = float(s["lam_final"])
     text = "; ".join(
-        f"{s}: {r['aligned'].sum()}/{n_runs} aligned, final excess {np.mean(r['excess']):.4g} +- "
+        f"{name}: {r['aligned'].sum()}/{n_runs} aligned, final excess {np.mean(r['excess']):.4g} +- "
         f"{np.std(r['excess'], ddof=1) / np.sqrt(n_runs):.2g} (oracle {r['oracle_excess']:.4g} at lambda "
-        f"{soft.lam_final:.3g}), stalled runs' min(|kappa|, |nu|) "
-        f"{np.round(np.minimum(r['abs_kappa'], r['abs_nu'])[~r['aligned']], 2).tolist()}" for s, r in out.items())
+        f"{lam:.3g}), stalled runs' min(|kappa|, |nu|) "
+        f"{np.round(np.minimum(r['abs_kappa'], r['abs_nu'])[~r['aligned']], 2).tolist()}" for name, r in out.items())
+    soft, erf = (float(np.mean(out[name]["aligned"])) for name in ("softmax", "erf"))
     return Check(
         method=f"{n_runs} runs of {n_steps:,} steps per member, the same seeds (initialisations) for both; "
-               f"erf: the runs of figure {figure.name}",
-        measured=max(0.0, float(np.mean(erf["aligned"])) - soft.fraction_aligned),
+               f"erf: the runs of figure {erf_figure.name}, softmax: those of figure {softmax_figure.name}",
+        measured=max(0.0, erf - soft),
         measured_text=text, tolerance=0.0,
         derivation="an ordering of the two counts on the same initialisations (measured: the "
                    "excess of erf's fraction aligned over softmax's, 0 if none)",
-        details={s: {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in r.items()}
-                 for s, r in out.items()},
+        details={name: {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in r.items()}
+                 for name, r in out.items()},
     )
