@@ -138,6 +138,7 @@ def sgd_step_cost(repeat, steps):
     import math
 
     from numerics.kernels.erf_poly import erf_table
+    from numerics.kernels.sfc64 import sfc64_state
     from numerics.kernels.sgd_step import ERF, SOFTMAX, sgd_reduced_kernel
     from numerics.sgd.trajectory import child_streams
 
@@ -152,7 +153,7 @@ def sgd_step_cost(repeat, steps):
     KV = np.array([[0.6, 0.0, 0.8, 0.0], [0.36, 0.48, 0.6, 0.52]])
     lam, rows, table = np.linspace(2.0, 1.8, steps), np.full(steps, -1), erf_table()
     for code, name in ((ERF, "erf"), (SOFTMAX, "softmax")):
-        us = cpu_per_unit(lambda: sgd_reduced_kernel(KV.copy(), streams[0], math.sqrt(0.5), math.sqrt(40.0), noise,
+        us = cpu_per_unit(lambda: sgd_reduced_kernel(KV.copy(), sfc64_state(streams[0]), math.sqrt(0.5), math.sqrt(40.0), noise,
                                                      -1e-3 * a11, -1e-3 * n21, -1e-3 * a22, lam, 1e-3, 0.4, 10,
                                                      rows, np.empty((0, 2, 4)), code, table), steps, repeat)
         print(f"- the compiled step ({name} member), tokens drawn in it: {us:.2f} us")
@@ -163,8 +164,8 @@ def sgd_step_cost(repeat, steps):
 def sgd_profile(repeat):
     """Where a reduced-SGD run-step goes (paper settings, one run): the whole compiled step (the kernel
     called directly on one run's token generator, 20,000 steps); the 4 B + 2 B (L - 1) + 8 = 118 token-stream normals per
-    step drawn by NumPy in blocks of steps (the reference route) and by numba inside a compiled loop
-    (the kernel route, same numbers); the targets' noise and the Bartlett variables drawn by NumPy
+    step drawn by NumPy in blocks of steps (the reference route), by numba's Generator.standard_normal and by the
+    kernels' ``sfc64_normal`` inside a compiled loop (same numbers); the targets' noise and the Bartlett variables drawn by NumPy
     (as ``numerics.sgd.reduced`` draws them, B + 3 numbers per step); erf (the kernels' erf_poly, libm's)
     and exp(-x^2) per value. The step's other arithmetic (projections, sums, the 6-dim step) is the remainder."""
     import math
@@ -172,11 +173,18 @@ def sgd_profile(repeat):
     import numba
 
     from numerics.kernels.erf_poly import erf_poly, erf_table
+    from numerics.kernels.sfc64 import sfc64_normal, sfc64_state
 
     @numba.njit
     def draw_in_kernel(gen, out):
         for i in range(out.size):
             out.flat[i] = gen.standard_normal()
+
+    @numba.njit
+    def draw_from_state(state, out):
+        a, b, c, w = state[0], state[1], state[2], state[3]
+        for i in range(out.size):
+            out.flat[i], a, b, c, w = sfc64_normal(a, b, c, w)
 
     @numba.njit
     def erf_loop(xs, out, table, poly):
@@ -197,7 +205,11 @@ def sgd_profile(repeat):
         us = cpu_per_unit(lambda: gen.standard_normal(out=out), n, repeat)
         print(f"- NumPy draws the 118 token-stream normals, blocks of {floats} floats ({n} steps): {us:.2f} us")
     out = np.empty((steps, 118))
-    print(f"- numba draws them in the compiled loop: {cpu_per_unit(lambda: draw_in_kernel(gen, out), steps, repeat):.2f} us")
+    print(f"- numba's Generator.standard_normal draws them in a compiled loop: "
+          f"{cpu_per_unit(lambda: draw_in_kernel(gen, out), steps, repeat):.2f} us")
+    state = sfc64_state(gen)
+    print(f"- the kernels' sfc64_normal (the same numbers, SFC64 state in registers) in a compiled loop: "
+          f"{cpu_per_unit(lambda: draw_from_state(state, out), steps, repeat):.2f} us")
     xs, res = np.random.default_rng(0).standard_normal(10**6) * 2.0, np.empty(10**6)
     for poly, name in ((True, "erf_poly"), (False, "libm erf")):
         ns = cpu_per_unit(lambda: erf_loop(xs, res, table, poly), xs.size, repeat) * 1e3

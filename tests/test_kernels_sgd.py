@@ -136,9 +136,9 @@ def _kernel_draws():
     from numerics.kernels import sgd_step as ks
 
     @njit
-    def kernel_draws(gen, gamma, mean, L, noise, KV, lam, code, table, X, AB, Zs, Es, Y, PQ, CE):
+    def kernel_draws(state, gamma, mean, L, noise, KV, lam, code, table, X, AB, Zs, Es, Y, PQ, CE):
         for j in range(X.shape[0]):
-            ks._draw_step(gen, gamma, mean, L, noise[j], KV, lam, code, table, X[j], AB[j], Zs[j], Es[j], Y[j],
+            ks._draw_step(state, gamma, mean, L, noise[j], KV, lam, code, table, X[j], AB[j], Zs[j], Es[j], Y[j],
                           PQ[j], CE[j])
 
     return kernel_draws
@@ -149,7 +149,7 @@ def _kernel_draws():
 @pytest.mark.parametrize("KV", [[[0.6, 0.0, 0.8, 0.0], [0.36, 0.48, 0.6, 0.52]], [[0.6, 0.8, 0.0, 0.0], [0.6, 0.8, 0.0, 0.0]]],
                          ids=["generic", "v=k"])
 def test_kernel_draws_the_reference_tokens_bit_for_bit(d, B, L, member, KV):
-    """The kernel's own draws (numba's standard_normal on the run's Generator, ``_draw_step``) are the
+    """The kernel's own draws (NumPy's ziggurat on the run's SFC64 state, ``sfc64.sfc64_normal``, ``_draw_step``) are the
     reference's ``_draw_chunk`` numbers (informative tokens, noise tokens' plane coordinates, complement
     normals) and targets, bit for bit, and leave the generator in the same state: the same seed means the
     same numbers on both routes, over several blocks. The plane basis (e_a, e_b) is the reference's
@@ -163,6 +163,7 @@ def test_kernel_draws_the_reference_tokens_bit_for_bit(d, B, L, member, KV):
     import numerics.sgd.reduced as sr
     from numerics.kernels import sgd_step as ks
     from numerics.kernels.erf_poly import erf_table
+    from numerics.kernels.sfc64 import set_sfc64_state, sfc64_state
     from numerics.sgd.plane import frame_tokens, plane_basis
 
     kernel_draws = _kernel_draws()
@@ -176,7 +177,9 @@ def test_kernel_draws_the_reference_tokens_bit_for_bit(d, B, L, member, KV):
         noise = sr._draw_noise([ker], n, d, B, eps)[0][0]
         out = [np.empty(shape) for shape in ((n, 4, B), (n, 2, B * (L - 1)), (n, 2, 4), (n, 2, 4), (n, B),
                                              (n, 2, B * L), (n, 2, B * L))]
-        kernel_draws(ker[0], gamma, float(np.sqrt(d / 2.0)), L, noise, KV, lam, code, erf_table(), *out)
+        state = sfc64_state(ker[0])
+        kernel_draws(state, gamma, float(np.sqrt(d / 2.0)), L, noise, KV, lam, code, erf_table(), *out)
+        set_sfc64_state(ker[0], state)
         for got, want in zip(out[:3] + out[4:5], (inf[0], ab[0], Z[0], Y[0])):
             np.testing.assert_array_equal(got, want)
         np.testing.assert_array_equal(out[3], np.broadcast_to(E, out[3].shape))

@@ -54,6 +54,7 @@ def test_kernel_draws_the_reference_numbers():
     """After n steps the kernel has advanced the run's generator exactly as n calls of ``sample_batch``:
     the same count of the same draws (a different count or kind would leave another state)."""
     from numerics.kernels.erf_poly import erf_table
+    from numerics.kernels.sfc64 import set_sfc64_state, sfc64_state
     from numerics.kernels.sgd_full_step import sgd_full_kernel
 
     d, L, B, n = 7, 3, 2, 5
@@ -61,9 +62,10 @@ def test_kernel_draws_the_reference_numbers():
     ref, ker = (np.random.Generator(np.random.SFC64(9)) for _ in range(2))
     for _ in range(n):
         sample_batch([ref], ks, vs, B, L, 0.7, 0.1)
-    snaps = np.empty((1, 2, d))
-    sgd_full_kernel(k[0].copy(), v[0].copy(), vs[0], np.sqrt(d / 2.0) * ks[0], ker, 0.7, 0.1, np.ones(n), 0.01, B, L,
+    snaps, state = np.empty((1, 2, d)), sfc64_state(ker)
+    sgd_full_kernel(k[0].copy(), v[0].copy(), vs[0], np.sqrt(d / 2.0) * ks[0], state, 0.7, 0.1, np.ones(n), 0.01, B, L,
                     np.full(n + 1, -1), snaps, erf_table())
+    set_sfc64_state(ker, state)
     assert repr(ker.bit_generator.state) == repr(ref.bit_generator.state)
 
 

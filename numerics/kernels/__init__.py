@@ -8,10 +8,10 @@ Each kernel is the inner loop of a NumPy reference route, transcribed operation 
 ``engine="kernel"`` (default) or ``engine="numpy"`` (the reference); both give the same numbers to
 round-off (``docs/math/kernels.md``). Randomness comes from the caller's explicit generators:
 NumPy draws the streams and the kernels consume them, except the reduced- and full-SGD kernels' tokens,
-which they draw from the run's own ``numpy.random.Generator`` (the same numbers as NumPy's), so the seeds
-mean the same on both routes.
+which they draw from the run's own ``numpy.random.Generator`` (its SFC64 state, ``sfc64``: the same numbers as
+NumPy's), so the seeds mean the same on both routes.
 
-The kernel modules (``pgd_step``, ``pgd_vectors_step``, ``sgd_step``, ``sgd_full_step``, ``montecarlo_step``) import numba; this package
+The kernel modules (``pgd_step``, ``pgd_vectors_step``, ``sgd_step``, ``sgd_full_step``, ``montecarlo_step``, ``sfc64``) import numba; this package
 and the routes import them only when a kernel runs.
 """
 

@@ -1,7 +1,7 @@
 """Compiled fresh test risk of the reduced online-SGD simulator (``numerics.sgd.fresh_risk.fresh_test_risk``).
 
-Per run and logged step: n fresh samples drawn from the run's test generator (numba's
-``standard_normal``: NumPy's numbers, in the C order of the reference's (n, 2 (L - 1) + 5) block), the
+Per run and logged step: n fresh samples drawn from the run's test generator (``sfc64.sfc64_normal``:
+NumPy's numbers, in the C order of the reference's (n, 2 (L - 1) + 5) block), the
 noise tokens' projections (p, q) = (z1, rho z1 + sqrt(1 - rho^2) z2), the informative token
 x = gamma z3 + sqrt(d/2) e1 in the frame, the target Y = x_2 + eps z4 and the loss
 (Y - sum_l erf(lambda p_l) q_l - erf(lambda <x, k>) <x, v>)^2, averaged over the n samples. The
@@ -17,22 +17,25 @@ import numpy as np
 
 from ._jit import jit
 from .erf_poly import erf_poly
+from .sfc64 import sfc64_normal
 
 __all__ = ["fresh_risk_kernel"]
 
 
 @jit
-def fresh_risk_kernel(gen, KV, rho, n, d, L, gamma, eps, lam, table):
+def fresh_risk_kernel(S, KV, rho, n, d, L, gamma, eps, lam, table):
     """The mean loss over n fresh samples of one run (KV (2, 4): its frame coordinates; rho: its
-    overlap <k, v>; gen: its test Generator, advanced by n (2 (L - 1) + 5) normals); table:
+    overlap <k, v>; S: its test Generator's SFC64 state (``sfc64.sfc64_state``), advanced by n (2 (L - 1) + 5)
+    normals); table:
     ``erf_poly.erf_table()``."""
     z = np.empty(2 * (L - 1) + 5)
     c = math.sqrt(max(1.0 - rho * rho, 0.0))
     mean = math.sqrt(d / 2.0)
     total = 0.0
+    s0, s1, s2, s3 = S[0], S[1], S[2], S[3]
     for _ in range(n):
         for i in range(z.size):
-            z[i] = gen.standard_normal()
+            z[i], s0, s1, s2, s3 = sfc64_normal(s0, s1, s2, s3)
         T = 0.0
         for l in range(L - 1):
             z1 = z[l]
@@ -43,4 +46,5 @@ def fresh_risk_kernel(gen, KV, rho, n, d, L, gamma, eps, lam, table):
         q0 = x0 * KV[1, 0] + x1 * KV[1, 1] + x2 * KV[1, 2] + x3 * KV[1, 3]
         r = x1 + eps * z[j + 4] - T - erf_poly(lam * p0, table) * q0
         total += r * r
+    S[0], S[1], S[2], S[3] = s0, s1, s2, s3
     return total / n

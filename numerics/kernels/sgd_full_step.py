@@ -1,8 +1,8 @@
 """Compiled loop of the full d-dimensional online-SGD simulator (``numerics.sgd.full.online_sgd_full``).
 
 One run through n steps, each in the notation of ``numerics.sgd.full``'s module docstring: the B L d token
-coordinates and the B target noises are drawn from the run's own ``numpy.random.Generator`` (numba's
-``standard_normal``: NumPy's numbers, in the order of ``numerics.sgd.full.sample_batch``), each token's
+coordinates and the B target noises are drawn from the run's own ``numpy.random.Generator`` (its SFC64 state,
+``sfc64.sfc64_normal``: NumPy's numbers, in the order of ``numerics.sgd.full.sample_batch``), each token's
 projections p = <X, k>, q = <X, v> accumulated as its coordinates are drawn (the informative token's target
 <X_0, v*> too), then the gates erf(lambda p), the residuals, the coefficients (c, e), the gradients
 (g_k, g_v) and the projected, normalised step of both vectors. erf is ``erf_poly`` (~1 ulp); the rest is
@@ -18,24 +18,27 @@ import numpy as np
 
 from ._jit import jit
 from .erf_poly import erf_poly
+from .sfc64 import sfc64_normal
 
 __all__ = ["sgd_full_kernel"]
 
 _TWO_OVER_SQRT_PI = float(2.0 / np.sqrt(np.pi))
 
 
-@jit
-def _draw_batch(gen, k, v, v_star, shift, gamma, eps, B, L, X, PQ, y):
+@jit(inline=True)
+def _draw_batch(S, k, v, v_star, shift, gamma, eps, B, L, X, PQ, y):
     """The step's numbers into X (B L, d) in the reference's order (token by token, then the B noises),
     the informative token scaled by gamma and shifted by ``shift`` = sqrt(d/2) k*; PQ (2, B L) = (p, q)
     and y (B,) = <X_b0, v*> + eps xi_b."""
     d = k.size
+    s0, s1, s2, s3 = S[0], S[1], S[2], S[3]
     for i in range(B * L):
         p = q = 0.0
         if i % L == 0:
             t = 0.0
             for j in range(d):
-                x = gen.standard_normal() * gamma + shift[j]
+                x, s0, s1, s2, s3 = sfc64_normal(s0, s1, s2, s3)
+                x = x * gamma + shift[j]
                 X[i, j] = x
                 p += k[j] * x
                 q += v[j] * x
@@ -43,16 +46,18 @@ def _draw_batch(gen, k, v, v_star, shift, gamma, eps, B, L, X, PQ, y):
             y[i // L] = t
         else:
             for j in range(d):
-                x = gen.standard_normal()
+                x, s0, s1, s2, s3 = sfc64_normal(s0, s1, s2, s3)
                 X[i, j] = x
                 p += k[j] * x
                 q += v[j] * x
         PQ[0, i], PQ[1, i] = p, q
     for b in range(B):
-        y[b] = y[b] + eps * gen.standard_normal()
+        xi, s0, s1, s2, s3 = sfc64_normal(s0, s1, s2, s3)
+        y[b] = y[b] + eps * xi
+    S[0], S[1], S[2], S[3] = s0, s1, s2, s3
 
 
-@jit
+@jit(inline=True)
 def _coefficients(PQ, y, lam, B, L, table, CE):
     """CE (2, B L) = (c, e): with g = erf(lambda p), r_b = sum_l g q - y_b,
     e = ((2/B) r) g, c = ((2/B) r) (lambda 2/sqrt(pi)) exp(-(lambda p)^2) q (the reference's order)."""
@@ -70,7 +75,7 @@ def _coefficients(PQ, y, lam, B, L, table, CE):
             CE[1, i] = rb * CE[1, i]
 
 
-@jit
+@jit(inline=True)
 def _sphere_step(x, g, alpha):
     """x <- normalise(x - alpha (g - <x, g> x)) in place (``numerics.sgd.full.sphere_step``)."""
     s = 0.0
@@ -86,12 +91,12 @@ def _sphere_step(x, g, alpha):
 
 
 @jit
-def sgd_full_kernel(k, v, v_star, shift, gen, gamma, eps, lam, alpha, B, L, snap_rows, snaps, table):
+def sgd_full_kernel(k, v, v_star, shift, S, gamma, eps, lam, alpha, B, L, snap_rows, snaps, table):
     """Advance one run's (k, v) (each (d,), in place) through the len(lam) steps, drawing its numbers.
 
-    v_star (d,): the target direction; shift (d,): sqrt(d/2) k*, the informative token's mean; gen: the
-    run's training Generator (numba draws the same stream as NumPy's ``standard_normal`` from it, advancing
-    its state); lam (n,): lambda of each step; snap_rows (n + 1,) int: the row of ``snaps`` (n_snap, 2, d)
+    v_star (d,): the target direction; shift (d,): sqrt(d/2) k*, the informative token's mean; S: the
+    SFC64 state of the run's training Generator (``sfc64.sfc64_state``; the kernel draws NumPy's
+    ``standard_normal`` stream from it and advances it); lam (n,): lambda of each step; snap_rows (n + 1,) int: the row of ``snaps`` (n_snap, 2, d)
     that receives (k, v) after j steps (j = 0..n), or -1; table: ``erf_poly.erf_table()``.
     """
     d, n = k.size, lam.size
@@ -105,7 +110,7 @@ def sgd_full_kernel(k, v, v_star, shift, gen, gamma, eps, lam, alpha, B, L, snap
             snaps[row, 1] = v
         if j == n:
             break
-        _draw_batch(gen, k, v, v_star, shift, gamma, eps, B, L, X, PQ, y)
+        _draw_batch(S, k, v, v_star, shift, gamma, eps, B, L, X, PQ, y)
         _coefficients(PQ, y, lam[j], B, L, table, CE)
         gk[:] = 0.0
         gv[:] = 0.0

@@ -16,7 +16,7 @@ __all__ = ["plane", "chol2", "in_frame"]
 _TINY = float(np.finfo(float).tiny)
 
 
-@jit
+@jit(inline=True)
 def plane(KV, E):
     """``numerics.sgd.plane.plane_basis`` of one run, its sums formed in the same order (the same bits
     from the same state): E (2, 4) = (e_a, e_b) in place, e_b = 0 where v is parallel to k; returns
@@ -35,7 +35,7 @@ def plane(KV, E):
     return nk, va, nw
 
 
-@jit
+@jit(inline=True)
 def chol2(s00, s01, s11):
     """(l11, l21, l22) with L L^T = ((s00, s01), (s01, s11)), rank 0 or 1 included."""
     l11 = math.sqrt(s00)
@@ -43,7 +43,7 @@ def chol2(s00, s01, s11):
     return l11, l21, math.sqrt(max(s11 - l21 * l21, 0.0))
 
 
-@jit
+@jit(inline=True)
 def in_frame(KV, E, Z, P, n_noise, n00, n01, n11, alpha, A0, A1, F):
     """F[:, :4] = KV (1 + alpha A) - alpha g^F, on entry F[:, :4] = the informative tokens' in-frame
     gradient parts; g^F adds the noise tokens' plane parts P E (P = ((sum c a, sum c b), (sum e a,

@@ -22,6 +22,7 @@ import numpy as np
 
 from ._jit import jit
 from .erf_poly import erf_poly
+from .sfc64 import sfc64_normal
 from .sgd_plane import chol2, in_frame, plane
 
 __all__ = ["ERF", "SOFTMAX", "sgd_reduced_kernel"]
@@ -33,7 +34,7 @@ _TINY = float(np.finfo(float).tiny)
 ERF, SOFTMAX = 0, 1  # the members the kernel computes (``member`` argument)
 
 
-@jit
+@jit(inline=True)
 def _softmax_coefficients(PQ, y, lam, two_over_b, L, CE):
     """Softmax member (``theory.nonlinearity``): w = softmax(lambda p) over each sequence's L tokens
     (shifted by its maximum), T = sum w q, c = r lambda w (q - T), e = r w, r = (2/B)(T - y)."""
@@ -57,7 +58,7 @@ def _softmax_coefficients(PQ, y, lam, two_over_b, L, CE):
             CE[1, l] = rb * CE[1, l]
 
 
-@jit
+@jit(inline=True)
 def _erf_coefficients(PQ, y, lam, two_over_b, L, CE):
     """erf member (the paper's gate): with g = erf(lambda p) and r = (2/B)(sum g q - y) per sequence,
     c = r lambda erf'(lambda p) q, e = r g (erf' = (2/sqrt(pi)) exp(-x^2)); on entry CE[1] = g and
@@ -74,7 +75,7 @@ def _erf_coefficients(PQ, y, lam, two_over_b, L, CE):
             CE[0, l] = rs * (CE[0, l] * PQ[1, l])
 
 
-@jit
+@jit(inline=True)
 def _gate(lam, p, i, member, table, CE):
     """For the erf member, erf(lambda p) and exp(-(lambda p)^2) of token i into CE[1, i], CE[0, i]
     (``_erf_coefficients``)."""
@@ -84,8 +85,8 @@ def _gate(lam, p, i, member, table, CE):
         CE[0, i] = math.exp(-(lp * lp))  # erf'(lp) sqrt(pi) / 2, scaled in _erf_coefficients
 
 
-@jit
-def _draw_step(gen, gamma, mean, L, noise, KV, lam, member, table, x, ab, Z, E, y, PQ, CE):
+@jit(inline=True)
+def _draw_step(S, gamma, mean, L, noise, KV, lam, member, table, x, ab, Z, E, y, PQ, CE):
     """The step's token-stream numbers in the reference's order (``numerics.sgd.plane.draw_tokens``):
     the informative tokens in F, x (4, B) (times gamma, mean added to the first coordinate), the noise
     tokens' plane coordinates ab (2, B (L-1)), the complement normals Z (2, 4); the projections PQ
@@ -94,12 +95,13 @@ def _draw_step(gen, gamma, mean, L, noise, KV, lam, member, table, x, ab, Z, E, 
     and exp(-(lambda p)^2) as soon as its p is known (``_gate``: this arithmetic overlaps the generator's
     sequential work). E (2, 4): (e_a, e_b) of KV, in place."""
     B = x.shape[1]
+    s0, s1, s2, s3 = S[0], S[1], S[2], S[3]
     k0, k1, k2, k3, v0, v1, v2, v3 = KV[0, 0], KV[0, 1], KV[0, 2], KV[0, 3], KV[1, 0], KV[1, 1], KV[1, 2], KV[1, 3]
     for c in range(3):
         for i in range(B):
-            x[c, i] = gen.standard_normal()
+            x[c, i], s0, s1, s2, s3 = sfc64_normal(s0, s1, s2, s3)
     for i in range(B):
-        x[3, i] = gen.standard_normal()
+        x[3, i], s0, s1, s2, s3 = sfc64_normal(s0, s1, s2, s3)
         for c in range(4):
             x[c, i] = x[c, i] * gamma
         x[0, i] = x[0, i] + mean
@@ -110,21 +112,22 @@ def _draw_step(gen, gamma, mean, L, noise, KV, lam, member, table, x, ab, Z, E, 
         _gate(lam, p, i * L, member, table, CE)
     nk, va, vb = plane(KV, E)
     for j in range(ab.shape[1]):
-        ab[0, j] = gen.standard_normal()
+        ab[0, j], s0, s1, s2, s3 = sfc64_normal(s0, s1, s2, s3)
     j = 0
     for b in range(B):
         for i in range(b * L + 1, (b + 1) * L):  # noise token j of the draw is token i = b L + l, l >= 1
-            ab[1, j] = gen.standard_normal()
+            ab[1, j], s0, s1, s2, s3 = sfc64_normal(s0, s1, s2, s3)
             p = nk * ab[0, j]
             PQ[0, i], PQ[1, i] = p, va * ab[0, j] + vb * ab[1, j]
             _gate(lam, p, i, member, table, CE)
             j += 1
     for r in range(2):
         for c in range(4):
-            Z[r, c] = gen.standard_normal()
+            Z[r, c], s0, s1, s2, s3 = sfc64_normal(s0, s1, s2, s3)
+    S[0], S[1], S[2], S[3] = s0, s1, s2, s3
 
 
-@jit
+@jit(inline=True)
 def _sums(x, ab, L, gamma2, PQ, CE, F, P):
     """One pass over the B L tokens: the 2x2 covariance (s00, s01, s11) of the perpendicular pair (u, w)
     (informative tokens weighted by gamma^2), that of the noise tokens alone (n00, n01, n11) and the inner
@@ -160,7 +163,7 @@ def _sums(x, ab, L, gamma2, PQ, CE, F, P):
     return s00 + n00, s01 + n01, s11 + n11, n00, n01, n11, A0, A1
 
 
-@jit
+@jit(inline=True)
 def _step(KV, x, ab, Z, E, y, lam, alpha, two_over_b, L, gamma2, u_a11, u_n21, u_a22, PQ, CE, F, P, member):
     """One step on KV (2, 4) in place, given the step's numbers and projections (``_draw_step``);
     u_* = -alpha (a11, n21, a22) of this step; CE (2, B L), F (2, 6) and P (4,) are work space."""
@@ -195,7 +198,7 @@ def _step(KV, x, ab, Z, E, y, lam, alpha, two_over_b, L, gamma2, u_a11, u_n21, u
 
 
 @jit
-def sgd_reduced_kernel(KV, gen, gamma, mean, noise, u_a11, u_n21, u_a22, lam, alpha, two_over_b, L,
+def sgd_reduced_kernel(KV, S, gamma, mean, noise, u_a11, u_n21, u_a22, lam, alpha, two_over_b, L,
                        snap_rows, snaps, member, table):
     """Advance one run through the n steps of a chunk, in place, drawing its tokens.
 
@@ -215,7 +218,7 @@ def sgd_reduced_kernel(KV, gen, gamma, mean, noise, u_a11, u_n21, u_a22, lam, al
     CE = np.empty((2, B * L))
     F, E, P = np.empty((2, 6)), np.empty((2, 4)), np.empty(4)
     for j in range(n):
-        _draw_step(gen, gamma, mean, L, noise[j], KV, lam[j], member, table, x, ab, Z, E, y, PQ, CE)
+        _draw_step(S, gamma, mean, L, noise[j], KV, lam[j], member, table, x, ab, Z, E, y, PQ, CE)
         _step(KV, x, ab, Z, E, y, lam[j], alpha, two_over_b, L, gamma * gamma, u_a11[j], u_n21[j], u_a22[j],
               PQ, CE, F, P, member)
         row = snap_rows[j]

@@ -20,10 +20,12 @@ def fresh_test_risk(gens, KV, n, d, L, gamma, eps, lam, engine="numpy"):
     if engine == "kernel":
         from ..kernels.erf_poly import erf_table
         from ..kernels.fresh_risk_step import fresh_risk_kernel
+        from ..kernels.sfc64 import on_sfc64_state
 
         rho, KV, table = frame_overlaps(KV)["rho"], np.ascontiguousarray(KV), erf_table()
-        return np.array([fresh_risk_kernel(g, KV[i], float(rho[i]), n, float(d), L, float(gamma), float(eps),
-                                           float(lam), table) for i, g in enumerate(gens)])
+        return np.array([on_sfc64_state(g, lambda state: fresh_risk_kernel(
+            state, KV[i], float(rho[i]), n, float(d), L, float(gamma), float(eps), float(lam), table))
+            for i, g in enumerate(gens)])
     z = np.stack([g.standard_normal((n, 2 * (L - 1) + 5)) for g in gens])  # (R, n, .)
     rho = frame_overlaps(KV)["rho"][:, None, None]
     z1, z2 = z[:, :, :L - 1], z[:, :, L - 1:2 * (L - 1)]

@@ -143,6 +143,7 @@ def _advance_kernel(k, v, k_star, v_star, train, lam, alpha, batch_size, shape, 
     block of runs and recorded by ``record`` (rows: runs of the block) as on the reference route; ``bar``
     advances per block of runs."""
     from ..kernels.erf_poly import erf_table
+    from ..kernels.sfc64 import on_sfc64_state
     from ..kernels.sgd_full_step import sgd_full_kernel
 
     d, L, gamma, eps = shape
@@ -156,8 +157,9 @@ def _advance_kernel(k, v, k_star, v_star, train, lam, alpha, batch_size, shape, 
         block = slice(lo, min(n_runs, lo + size))
         snaps = np.empty((len(steps), block.stop - lo, 2, d))
         for r in range(lo, block.stop):
-            sgd_full_kernel(k[r], v[r], v_star[r], shift[r], train[r], gamma, eps, lam_steps, float(alpha),
-                            batch_size, L, rows, snaps[:, r - lo], table)
+            on_sfc64_state(train[r], lambda state: sgd_full_kernel(
+                k[r], v[r], v_star[r], shift[r], state, gamma, eps, lam_steps, float(alpha), batch_size, L, rows,
+                snaps[:, r - lo], table))
         for i, n in enumerate(steps):
             record(n, snaps[i, :, 0], snaps[i, :, 1], block, i)
         bar.update(round((len(lam) - 1) * block.stop / n_runs) - bar.n)

@@ -161,10 +161,10 @@ def _advance_numpy(KV, streams, lam, alpha, shape, scale2, snap_at, work, coeffi
 
 
 def _advance_kernel(KV, streams, lam, alpha, shape, scale2, snap_at, work, member="erf"):
-    """``_advance_numpy`` by the kernel ``numerics.kernels.sgd_reduced_kernel`` (member "erf" or "softmax"), run by run:
-    one call per run and block, drawing the tokens from the run's token stream (as ``_draw_chunk``); the targets' noise
-    and the Bartlett variables come from ``_draw_noise``. Same numbers as ``_advance_numpy`` (each stream in order)."""
+    """``_advance_numpy`` by ``numerics.kernels.sgd_reduced_kernel`` (member "erf" or "softmax"), one call per run and block:
+    tokens from the run's token stream, the rest by ``_draw_noise``; the same numbers as ``_advance_numpy`` (streams in order)."""
     from ..kernels.erf_poly import erf_table
+    from ..kernels.sfc64 import on_sfc64_state
     from ..kernels.sgd_step import ERF, SOFTMAX, sgd_reduced_kernel
 
     d, B, L, gamma, eps = shape
@@ -173,9 +173,9 @@ def _advance_kernel(KV, streams, lam, alpha, shape, scale2, snap_at, work, membe
     lam, code, table = np.ascontiguousarray(lam), {"erf": ERF, "softmax": SOFTMAX}[member], erf_table()
     for k, s in enumerate(streams):
         noise, a11, n21, a22 = (x[0] for x in _draw_noise([s], len(lam), d, B, eps))
-        sgd_reduced_kernel(KV[k], s[0], float(gamma), float(_informative_mean(d)), noise, -alpha * a11,
-                           -alpha * n21, -alpha * a22, lam, float(alpha), 2.0 / B, L, rows, snaps[:, k],
-                           code, table)
+        on_sfc64_state(s[0], lambda state: sgd_reduced_kernel(KV[k], state, float(gamma), float(_informative_mean(d)),
+                       noise, -alpha * a11, -alpha * n21, -alpha * a22, lam, float(alpha), 2.0 / B, L, rows, snaps[:, k],
+                       code, table))
     return KV, list(snaps)
 
 

@@ -1,0 +1,103 @@
+"""NumPy's standard normals from an SFC64 state held in the compiled loop's registers.
+
+``numpy.random.Generator(numpy.random.SFC64(...)).standard_normal()`` is NumPy's ziggurat
+(``random_standard_normal`` in NumPy's ``distributions.c``, 256 layers, tables ``ki``, ``wi``, ``fi``)
+on SFC64's 64-bit outputs: ``tmp = a + b + w; a = b ^ (b >> 11); b = c + (c << 3);
+c = rotl(c, 24) + tmp; w = w + 1`` (state (a, b, c, w), output tmp, arithmetic mod 2^64). Numba's
+``Generator.standard_normal`` runs the same ziggurat but fetches each 64-bit word through NumPy's
+bit-generator function pointer: an opaque call per number, around which every live float register is
+saved. Here the four state words are plain integers threaded through the loop (``sfc64_normal``), so
+a kernel draws the same numbers in the same order as NumPy, bit for bit, and leaves the generator in
+the state NumPy would (``sfc64_state`` before the loop, ``set_sfc64_state`` after it; tested against
+``Generator.standard_normal`` in tests/test_kernels_sfc64.py). The ziggurat's rare branches
+(0.7% of draws: the wedges and the tail beyond r = 3.654) are a separate, not inlined function.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._jit import jit
+
+__all__ = ["sfc64_state", "set_sfc64_state", "on_sfc64_state", "sfc64_next", "sfc64_normal"]
+
+_U1, _U3, _U8, _U11, _U24, _U40 = (np.uint64(k) for k in (1, 3, 8, 11, 24, 40))
+_LOW8, _MANTISSA = np.uint64(0xFF), np.uint64(0x000FFFFFFFFFFFFF)
+_TO_UNIT = 1.0 / 9007199254740992.0  # 2^-53: next_double = (next64 >> 11) 2^-53
+
+
+def _tables():
+    """NumPy's ziggurat tables (``ziggurat_constants.h``) as numba's port of NumPy's distributions holds them."""
+    from numba.np.random.distributions import fi_double, ki_double, wi_double, ziggurat_nor_inv_r, ziggurat_nor_r
+
+    return ki_double, wi_double, fi_double, float(ziggurat_nor_r), float(ziggurat_nor_inv_r)
+
+
+_KI, _WI, _FI, _R, _INV_R = _tables()
+
+
+def sfc64_state(gen) -> np.ndarray:
+    """The state words (a, b, c, w) of ``gen``'s SFC64 bit generator, a (4,) uint64 copy for a kernel."""
+    bg = getattr(gen, "bit_generator", None)
+    if not isinstance(bg, np.random.SFC64):
+        raise ValueError(f"gen={gen!r} is not allowed: the kernel draws from a numpy Generator on the SFC64 bit "
+                         "generator (numerics.sgd.trajectory.child_streams)")
+    return np.array(bg.state["state"]["state"], dtype=np.uint64)
+
+
+def set_sfc64_state(gen, state) -> None:
+    """Leave ``gen`` in the state (a, b, c, w) a kernel advanced (its buffered 32-bit half unchanged)."""
+    full = gen.bit_generator.state
+    full["state"]["state"] = np.array(state, dtype=np.uint64)
+    gen.bit_generator.state = full
+
+
+def on_sfc64_state(gen, kernel):
+    """``kernel(state)`` on ``gen``'s SFC64 state (``sfc64_state``), ``gen`` then left where the kernel left the
+    state (``set_sfc64_state``); returns the kernel's result."""
+    state = sfc64_state(gen)
+    out = kernel(state)
+    set_sfc64_state(gen, state)
+    return out
+
+
+@jit(inline=True)
+def sfc64_next(a, b, c, w):
+    """SFC64's next 64-bit output and state: (tmp, a, b, c, w) (module docstring)."""
+    tmp = a + b + w
+    return tmp, b ^ (b >> _U11), c + (c << _U3), ((c << _U24) | (c >> _U40)) + tmp, w + _U1
+
+
+@jit
+def _rare(idx, rabs, x, a, b, c, w):
+    """The ziggurat's rejection branches for layer ``idx``: the accepted normal, or nan to draw again."""
+    if idx == 0:  # the tail beyond r, Marsaglia's method (1 - U: no log(0))
+        while True:
+            r, a, b, c, w = sfc64_next(a, b, c, w)
+            xx = -_INV_R * np.log1p(-(np.float64(r >> _U11) * _TO_UNIT))
+            r, a, b, c, w = sfc64_next(a, b, c, w)
+            yy = -np.log1p(-(np.float64(r >> _U11) * _TO_UNIT))
+            if yy + yy > xx * xx:
+                return (-(_R + xx) if (rabs >> _U8) & _U1 else _R + xx), a, b, c, w
+    r, a, b, c, w = sfc64_next(a, b, c, w)
+    if (_FI[idx - 1] - _FI[idx]) * (np.float64(r >> _U11) * _TO_UNIT) + _FI[idx] < np.exp(-0.5 * x * x):
+        return x, a, b, c, w
+    return np.nan, a, b, c, w
+
+
+@jit(inline=True)
+def sfc64_normal(a, b, c, w):
+    """NumPy's next standard normal from the SFC64 state (a, b, c, w): (x, a, b, c, w)."""
+    while True:
+        r, a, b, c, w = sfc64_next(a, b, c, w)
+        idx = np.intp(r & _LOW8)
+        r = r >> _U8
+        rabs = (r >> _U1) & _MANTISSA
+        x = np.float64(rabs) * _WI[idx]
+        if r & _U1:
+            x = -x
+        if rabs < _KI[idx]:
+            return x, a, b, c, w
+        x, a, b, c, w = _rare(idx, rabs, x, a, b, c, w)
+        if x == x:
+            return x, a, b, c, w
