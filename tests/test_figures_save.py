@@ -72,3 +72,54 @@ def test_fix_layout_needs_the_tight_style():
     with figure_style(), matplotlib.rc_context({"savefig.bbox": "standard"}):
         with pytest.raises(ValueError, match="savefig.bbox=None"):
             fix_layout(_figure())
+
+
+def _saved(fig, fmt):
+    out = io.BytesIO()
+    fig.savefig(out, format=fmt, bbox_inches=fix_layout(fig), metadata={"CreationDate": None} if fmt == "pdf" else None)
+    return _pixels(out.getvalue()) if fmt == "png" else out.getvalue()
+
+
+def test_shared_mathtext_draws_the_same_and_parses_each_string_once():
+    from matplotlib.mathtext import MathTextParser
+
+    from figures.shared_mathtext import shared_cache_info, shared_mathtext
+
+    original = MathTextParser.__dict__["_parse_cached"]
+    with figure_style():
+        reference = [_saved(_figure(), fmt) for fmt in ("png", "pdf")]
+        before = shared_cache_info().misses
+        with shared_mathtext():
+            first = [_saved(_figure(), fmt) for fmt in ("png", "pdf")]
+            misses = shared_cache_info().misses
+            again = [_saved(_figure(), fmt) for fmt in ("png", "pdf")]
+            # the first figure's parses go to the shared cache; the second figure's layout, PNG and
+            # PDF find every tick label there (new renderers, new parsers)
+            assert misses > before and shared_cache_info().misses == misses
+    assert MathTextParser.__dict__["_parse_cached"] is original and "_parse_uncached" not in MathTextParser.__dict__
+    for drawn in (first, again):
+        assert np.array_equal(drawn[0], reference[0]) and drawn[1] == reference[1]
+
+
+def test_shared_mathtext_keys_the_rc_parameters():
+    """A parse made under one ``mathtext.default`` is not reused under another (the per-renderer cache
+    of matplotlib does not key it: it lives for one draw)."""
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    from figures.shared_mathtext import shared_mathtext
+
+    def figure():
+        fig = Figure(figsize=(1.5, 0.6))
+        fig.text(0.1, 0.3, r"$x + y$")
+        return fig
+
+    with figure_style():
+        with matplotlib.rc_context({"mathtext.default": "regular"}):
+            upright = _saved(figure(), "png")
+        italic = _saved(figure(), "png")
+        assert not np.array_equal(upright, italic)
+        with shared_mathtext():
+            assert np.array_equal(_saved(figure(), "png"), italic)
+        with matplotlib.rc_context({"mathtext.default": "regular"}), shared_mathtext():
+            assert np.array_equal(_saved(figure(), "png"), upright)
