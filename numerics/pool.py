@@ -22,8 +22,8 @@ sweeps (``numerics.executors.map_jobs`` with an integer executor). Its rules:
 - A worker ends when its parent dies, however the parent died (SIGKILL included): on Linux the
   kernel sends it SIGTERM (``prctl(PR_SET_PDEATHSIG)``); everywhere a watchdog thread notices
   the change of parent process (``os.getppid``) within a second. SIGTERM in a worker raises
-  ``SystemExit``, so ``finally`` blocks (removal of temporary files) run; the watchdog
-  ends the process for good after a grace period.
+  ``SystemExit``, so ``finally`` blocks (removal of temporary files) run; the worker then ends
+  at once, or, stuck in compiled code, is ended for good after a grace period.
 """
 
 from __future__ import annotations
@@ -106,7 +106,15 @@ _terminate_self = terminating_handler(_STOPPING, on_first=lambda signum: _exit_a
 def _guarded(fn, *args, **kwargs):
     if _STOPPING.is_set():
         raise Terminated(128 + signal.SIGTERM)
-    return fn(*args, **kwargs)
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        if _STOPPING.is_set():
+            # Told to stop (by terminate, or its parent died: which one, getppid() cannot yet
+            # tell) and the task's cleanup ran: no one waits for more, end before the grace period.
+            with contextlib.suppress(Exception):
+                sys.stdout.flush(), sys.stderr.flush()
+            os._exit(128 + signal.SIGTERM)
 
 
 def _watch_parent(ppid: int) -> None:
@@ -159,9 +167,7 @@ class WorkerPool(concurrent.futures.ProcessPoolExecutor):
                          initargs=(os.getpid(), progress_queue,
                                    blas_threads_per_worker(max_workers, available_cores()),
                                    initializer, initargs))
-        # shutdown() forgets the executor's dict of worker processes and its manager thread; the
-        # pool keeps both, which ``terminate`` needs after a shutdown too (Ctrl-C while ``_finish`` waits).
-        self._workers = self._processes
+        self._workers = self._processes  # shutdown() forgets it; terminate needs it after one too
         self._manager = None
 
     def submit(self, fn, /, *args, **kwargs):
@@ -173,11 +179,9 @@ class WorkerPool(concurrent.futures.ProcessPoolExecutor):
     def terminate(self) -> None:
         """Cancel the queued tasks, stop the running ones (SIGTERM, then SIGKILL) and reap them.
 
-        The executor's manager thread reaps the same processes (it joins them once one died), and
-        of two threads waiting for one process, the one that loses gets no exit status: its
-        ``join`` returns and ``is_alive()`` stays True until the other thread records the status.
-        Waiting for the manager thread to end leaves every worker reaped and recorded as ended.
-        """
+        The executor's manager thread reaps them too; of two threads waiting for one process, the
+        loser's ``join`` returns with ``is_alive()`` True until the winner records the exit status:
+        hence the wait for that thread, after which every worker is recorded as ended."""
         with held_interrupts():  # a Ctrl-C during the cleanup is raised after it
             processes = list(self._workers.values())
             self.shutdown(wait=False, cancel_futures=True)

@@ -197,9 +197,10 @@ def _start_slr(tmp_path):
             "--no-progress", "--out", str(tmp_path)]
     proc = subprocess.Popen(with_default_sigint(argv), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             start_new_session=True, env={**os.environ, "MPLBACKEND": "Agg"})
-    # the two workers have started (their names are python processes under the parent)
-    assert wait_for(lambda: len(descendants(proc.pid)) >= 3, timeout=60)
-    time.sleep(3)  # well inside the recipes' computation
+    # Each worker is inside its recipe's task once it took the recipe's cache entry lock
+    # (figures.runner.entry_lock creates <out>/cache/.<name>.lock right before computing): the
+    # recipes take minutes from there, so the signal finds both computing.
+    assert wait_for(lambda: len(list((tmp_path / "cache").glob(".*.lock"))) == 2, timeout=60, period=0.05)
     return proc
 
 

@@ -30,6 +30,27 @@ def test_symbolic_check_detects_a_false_step():
     assert abs(float(residual.subs(values))) > 1e-3
 
 
+def test_the_proofs_density_comparison_detects_a_false_step(monkeypatch):
+    """The proof compares densities by (quadratic form, determinant): with b flipped alone in step 1
+    (not a symmetry when nu != 0), the form's residual is not 0 and the proof fails."""
+    import sympy as sp
+
+    import theory.nonlinearity.invariance as inv
+
+    good = inv.gaussian_form
+    y = sp.Symbol("y", real=True)
+
+    def y_not_flipped(x, mean, cov):   # step 1's second density evaluated at +y instead of -y
+        if len(x) == 3 and x[2] == -y:
+            x = sp.Matrix([x[0], x[1], y])
+        return good(x, mean, cov)
+
+    monkeypatch.setattr(inv, "gaussian_form", y_not_flipped)
+    proof = inv.m_invariance_proof()
+    assert proof.informative_density[0] != 0 and not proof.holds
+    assert proof.noise_density == (0, 0)
+
+
 @pytest.mark.parametrize("name", NONLINEARITY_NAMES)
 def test_risk_is_even_in_the_off_manifold_overlaps(name):
     """R(theta, eta, rho) = R(-theta, -eta, -rho) within the two quadratures' error estimates,

@@ -40,6 +40,15 @@ def test_best_lambda_is_a_minimum():
             assert opt.excess.value < other.value
 
 
+@pytest.mark.parametrize("name", [n for n in NONLINEARITY_NAMES if n != "softmax"])
+def test_elementwise_search_value_is_the_estimated_one(name):
+    """Without its error estimate an element-wise member evaluates the finest rule alone: the same
+    value to the bit (the search's best lambda does not move), abserr nan."""
+    problem = Task(d=64, L=10, gamma=np.sqrt(0.5)).with_lam(0.7)
+    fast, full = oracle_excess_sigma(problem, name, with_error=False), oracle_excess_sigma(problem, name)
+    assert fast.value == full.value and np.isnan(fast.abserr) and full.abserr > 0
+
+
 # The search rule of the softmax oracle (softmax_quad.SEARCH_ORDER) at the settings of the figure
 # nonlinearity_comparison (L = 10, gamma = sqrt(1/2)): its stated relative error bound.
 _SEARCH_RTOL = 1e-6

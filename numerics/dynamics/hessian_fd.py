@@ -64,13 +64,17 @@ def riemannian_hessian_fd(d, L, gamma, lam, h, frame) -> np.ndarray:
         return risk_from_arrays(float(d), float(L), gamma, 0.0, lam,
                                 k @ ks, v @ vs, v @ ks, k @ vs, np.sum(k * v, axis=1))
 
-    idx = [(i, j) for i in range(n) for j in range(i, n)]
-    E = np.eye(n)
-    signs = ((1, 1), (1, -1), (-1, 1), (-1, -1))
-    f = risk(np.array([h * (si * E[i] + sj * E[j]) for i, j in idx for si, sj in signs])).reshape(len(idx), 4)
+    # The points h (s_i e_i + s_j e_j), (s_i, s_j) in {+-1}^2, for i <= j: entry i is h s_i, then
+    # entry j gets h s_j added (2h s_i or 0 when i = j), the same floats as h (s_i e_i + s_j e_j).
+    i, j = np.triu_indices(n)
+    si, sj = np.array([1.0, 1.0, -1.0, -1.0]), np.array([1.0, -1.0, 1.0, -1.0])
+    rows = np.arange(i.size)[:, None]
+    Z = np.zeros((i.size, 4, n))
+    Z[rows, np.arange(4), i[:, None]] = h * si
+    Z[rows, np.arange(4), j[:, None]] += h * sj
+    f = risk(Z.reshape(-1, n)).reshape(i.size, 4)
     H = np.empty((n, n))
-    for m, (i, j) in enumerate(idx):
-        H[i, j] = H[j, i] = (f[m, 0] - f[m, 1] - f[m, 2] + f[m, 3]) / (4 * h * h)
+    H[i, j] = H[j, i] = (f[:, 0] - f[:, 1] - f[:, 2] + f[:, 3]) / (4 * h * h)
     return H
 
 

@@ -43,6 +43,7 @@ from theory.risk import risk_grad_from_arrays
 
 from ..dynamics.ode import OdeOptions, check_solution
 from ..dynamics.overlap_steps import flow_velocity
+from .closure_jacobian import IMPLICIT_METHODS, closure_jacobian
 from .effective_flow import check_highdim_settings, lam_of_tau, start_state
 
 __all__ = ["increment_covariance", "population_velocity", "moment_closure_rhs", "fast_eigenpair", "COVARIANCE_JACOBIANS",
@@ -157,6 +158,24 @@ def correction_jacobian(problem, x, *, alpha, batch_size, base=None):
     return alpha * np.stack([drift(x + _D_STEP * e) - base for e in np.eye(5)], axis=1) / _D_STEP
 
 
+def _unpack(z):
+    """(x, Sigma, spread) of the closure's state z: spread's columns are sigma_k u_k over the eigenpairs of Sigma."""
+    Sigma = np.zeros((5, 5))
+    Sigma[_IU] = z[5:]
+    Sigma = Sigma + np.triu(Sigma, 1).T
+    w, U = np.linalg.eigh(Sigma)
+    return z[:5], Sigma, U * np.sqrt(np.maximum(w, 0.0))
+
+
+def _newton_jacobian(problem, z, *, alpha, discrete_time, covariance_jacobian):
+    """``closure_jacobian`` at z with J = dF/dx, plus the curvature's Jacobian for "mean_drift" (its d(alpha D)/dx,
+    five quadratures, left out: a Jacobian for Newton's iterations only)."""
+    x, Sigma, spread = _unpack(z)
+    _, J, _, J_curvature = _velocity_terms(problem, x, Sigma, spread,
+                                           curvature_jacobian=covariance_jacobian == "mean_drift")
+    return closure_jacobian(J if J_curvature is None else J + J_curvature, alpha=alpha, discrete_time=discrete_time)
+
+
 def moment_closure_rhs(problem, z, *, alpha, batch_size, discrete_time=True, average_fast=False,
                        covariance_jacobian="population"):
     """d/dtau of z = (x (5), upper triangle of Sigma (15)) (module docstring) for the
@@ -167,12 +186,7 @@ def moment_closure_rhs(problem, z, *, alpha, batch_size, discrete_time=True, ave
     if covariance_jacobian not in COVARIANCE_JACOBIANS:
         raise ValueError(f"covariance_jacobian={covariance_jacobian!r} is not allowed: choose among "
                          f"{COVARIANCE_JACOBIANS}")
-    x = z[:5]
-    Sigma = np.zeros((5, 5))
-    Sigma[_IU] = z[5:]
-    Sigma = Sigma + np.triu(Sigma, 1).T
-    w, U = np.linalg.eigh(Sigma)
-    spread = U * np.sqrt(np.maximum(w, 0.0))          # columns sigma_k u_k
+    x, Sigma, spread = _unpack(z)
     mean_drift = covariance_jacobian == "mean_drift"
     F0, J, curvature, J_curvature = _velocity_terms(problem, x, Sigma, spread, curvature_jacobian=mean_drift)
     # with mean_drift, D and C on the grid of d(alpha D)/dx (step _D_QUADRATURE), whose base point D(x) they
@@ -218,11 +232,16 @@ def moment_closure_flow(problem, initial, *, c, batch_size, t_end, ode: OdeOptio
     task, lam_t = problem.task, lam_of_tau(problem.lam)
     y0 = np.concatenate([start_state(initial), np.zeros(15)])
     t_end = check_positive_real("t_end", t_end)
+    # implicit methods get the block Jacobian of ``closure_jacobian`` for their Newton iterations (LSODA uses it only
+    # in its stiff mode: otherwise the solution is the same bit for bit)
+    jac = {"jac": lambda t, z: _newton_jacobian(task.with_lam(lam_t(t)), z, alpha=alpha, discrete_time=discrete_time,
+                                                covariance_jacobian=covariance_jacobian)} \
+        if ode.method in IMPLICIT_METHODS else {}
     sol = solve_ivp(lambda t, z: moment_closure_rhs(task.with_lam(lam_t(t)), z, alpha=alpha,
                                                     batch_size=batch_size, discrete_time=discrete_time,
                                                     average_fast=average_fast,
                                                     covariance_jacobian=covariance_jacobian),
-                    (0.0, t_end), y0, **ode.kwargs(), t_eval=t_eval)
+                    (0.0, t_end), y0, **ode.kwargs(), t_eval=t_eval, **jac)
     check_solution(sol, "moment-closure", ode.method)
     cov = np.zeros((5, 5, sol.t.size))
     cov[_IU] = sol.y[5:]
