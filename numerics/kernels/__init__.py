@@ -1,4 +1,6 @@
 """Compiled kernels (numba, cached on disk, compiled lazily) of the toolkit's hot loops.
+The cache folder is named by a digest of every kernel module's source (``kernel_cache_dir``), so an
+edit of a helper that a kernel compiles in is never hidden by stale machine code.
 
 Each kernel is the inner loop of a NumPy reference route, transcribed operation by operation:
 ``pgd_kernel`` (``numerics.dynamics.pgd.overlap_pgd``), ``vector_pgd_kernel``
@@ -15,7 +17,7 @@ The kernel modules (``pgd_step``, ``pgd_vectors_step``, ``sgd_step``, ``sgd_full
 and the routes import them only when a kernel runs.
 """
 
-from ._jit import ENGINES, check_engine
+from ._jit import ENGINES, check_engine, kernel_cache_dir, source_digest
 from .blas import blas_threads_per_worker, limit_blas_threads
 
-__all__ = ["ENGINES", "check_engine", "blas_threads_per_worker", "limit_blas_threads"]
+__all__ = ["ENGINES", "check_engine", "kernel_cache_dir", "source_digest", "blas_threads_per_worker", "limit_blas_threads"]
