@@ -12,7 +12,8 @@ from numerics.montecarlo.geometry import overlaps_from_vectors, vectors_from_ove
 from numerics.dynamics.initial import sample_initial_overlaps, sample_initial_vectors
 from numerics.dynamics.risk_partials import lambda_constants, partials, zeta_lean
 from numerics.dynamics.overlap_steps import pgd_step
-from numerics.dynamics.pgd import first_aligned_steps, lambda_table, overlap_pgd, pgd_route_gap_bound
+from numerics.dynamics.alignment import first_aligned_steps
+from numerics.dynamics.pgd import lambda_table, overlap_pgd, pgd_route_gap_bound
 from numerics.dynamics.pgd_vectors import vector_pgd
 from numerics.dynamics.schedules import PaperSchedule
 from theory.parameters import OVERLAP_NAMES, Overlaps

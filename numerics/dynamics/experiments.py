@@ -20,7 +20,8 @@ from theory.parameters import PAPER_D, PAPER_GAMMA, PAPER_L, Overlaps, Problem
 from theory.risk import oracle_risk
 
 from .initial import sample_initial_overlaps
-from .pgd import PGDTrajectory, first_aligned_steps, overlap_pgd
+from .alignment import first_aligned_steps
+from .pgd import PGDTrajectory, overlap_pgd
 from .schedules import PaperSchedule, ScheduledProblem
 
 __all__ = ["PopulationExperiment", "PAPER_EXPERIMENTS", "ExperimentResult", "AlignmentSummary",
@@ -130,7 +131,7 @@ def _pooled(configs):
 def experiments_first_aligned(configs, delta: float = 0.05, log_every: int = 100) -> list:
     """Per experiment: the first logged step at which each run is aligned (min(|kappa|, |nu|) >= 1 - delta), -1
     if none by its n_steps, as ``summarize_alignment(run_population_experiment(config, log_every), delta)
-    .first_aligned_step``, by ``numerics.dynamics.pgd.first_aligned_steps`` (a run stops once aligned, nothing
+    .first_aligned_step``, by ``numerics.dynamics.alignment.first_aligned_steps`` (a run stops once aligned, nothing
     else is logged); the experiments of one n_steps are run together."""
     configs = list(configs)
     out = [None] * len(configs)

@@ -25,7 +25,7 @@ from .pgd_trajectory import PGDTrajectory, pgd_route_gap_bound
 from .schedules import as_schedule, lambda_setting
 from ..kernels import check_engine
 
-__all__ = ["PGDTrajectory", "overlap_pgd", "first_aligned_steps", "lambda_table", "pgd_route_gap_bound"]
+__all__ = ["PGDTrajectory", "overlap_pgd", "checked_runs", "advance_runs", "lambda_table", "pgd_route_gap_bound"]
 
 # Steps whose lambda-dependent constants are precomputed together, per distinct
 # (schedule, d, L, gamma) (memory ~ 70 * 8 * block * n_distinct bytes).
@@ -37,9 +37,6 @@ _BLOCK = 256
 # the iterate itself is not, so both engines follow the same recursion to round-off.
 # Steps per call of the compiled kernel (its lambda table: 8 * block * n_distinct bytes).
 _KERNEL_BLOCK = 16384
-# Steps per segment of ``first_aligned_steps``: a run is simulated at most this far past its alignment, and each
-# segment costs a call of the kernel (cost only: the result does not depend on it).
-_ALIGNED_SEGMENT = 1000
 
 
 def initial_state(initial) -> Overlaps:
@@ -177,7 +174,7 @@ def _iterate_kernel(state, logs, log_steps, lam, first, cols, d, L, gamma, alpha
             raise FloatingPointError(f"non-finite iterate of run {failed}")
         if t1 == end:
             break
-    if logs.shape[1] > 5:  # the excess risk and lambda columns (``first_aligned_steps`` logs the overlaps only)
+    if logs.shape[1] > 5:  # the excess risk and lambda columns (first_aligned_steps logs the overlaps only)
         lam_log = np.stack([_schedule_values(per_run[j], log_steps) for j in first], axis=-1)[:, cols]
         logs[:, 5] = _excess_risk(d, L, gamma, lam_log, tuple(logs[:, i] for i in range(5)))
         logs[:, 6] = lam_log
@@ -188,9 +185,9 @@ def _iterate_kernel(state, logs, log_steps, lam, first, cols, d, L, gamma, alpha
 _ROUTES = {"kernel": _iterate_kernel, "numpy": _iterate}
 
 
-def _runs(problem, initial, alpha, n_steps, log_every):
-    """The checked arguments of ``overlap_pgd``: (lambda setting, state as five float arrays, d, L,
-    gamma, alpha as arrays of shape (n_runs,))."""
+def checked_runs(problem, initial, alpha, n_steps, log_every):
+    """The checked arguments of ``overlap_pgd`` (ValueError naming a bad one): (lambda_t of each run as a list,
+    the state as five float arrays, d, L, gamma, alpha as arrays of shape (n_runs,))."""
     lam = lambda_setting(problem)
     check_integer("n_steps", n_steps, 0)
     check_integer("log_every", log_every, 1)
@@ -202,7 +199,7 @@ def _runs(problem, initial, alpha, n_steps, log_every):
     d, L, gamma, alpha = (per_run(name, x, n_runs) for name, x in (
         ("d", problem.d), ("L", problem.L), ("gamma", problem.gamma), ("alpha", alpha)))
     check_realisable(dataclasses.replace(problem.task, d=d), start)
-    return lam, [np.array(x, dtype=float) for x in start.as_tuple()], d, L, gamma, alpha
+    return _per_run(lam, n_runs), [np.array(x, dtype=float) for x in start.as_tuple()], d, L, gamma, alpha
 
 
 def overlap_pgd(problem, initial, *, alpha, n_steps: int, log_every: int = 1,
@@ -224,59 +221,27 @@ def overlap_pgd(problem, initial, *, alpha, n_steps: int, log_every: int = 1,
     """
     check_engine(engine)
     check_integer("start_step", start_step, 0)
-    lam, state, d, L, gamma, alpha = _runs(problem, initial, alpha, n_steps, log_every)
+    lam, state, d, L, gamma, alpha = checked_runs(problem, initial, alpha, n_steps, log_every)
     n_runs = state[0].shape[0]
     end = start_step + n_steps
     log_steps = np.unique(np.r_[start_step, np.arange(0, end + 1, log_every), end])
     log_steps = log_steps[log_steps >= start_step]
     logs = np.empty((len(log_steps), 7, n_runs))  # 5 overlaps, excess risk, lambda
-    first, cols = _groups(lam, n_runs, d, L, gamma)
-    _advance(_ROUTES[engine], state, logs, log_steps, lam, first, cols, d, L, gamma, alpha, start_step, end)
+    advance_runs(state, logs, log_steps, lam, d, L, gamma, alpha, start_step, end, engine)
     return PGDTrajectory(log_steps, *(logs[:, j] for j in range(7)), alpha=alpha)
 
 
-def _advance(route, state, logs, log_steps, lam, *args):
-    """``route``'s steps (arguments as ``_iterate``) with non-finite iterates raised; the logged states mapped by
-    ``nearest_feasible``, which removes the roundoff drift of the recursion (module comment). Returns the route's
-    final iterate."""
+def advance_runs(state, logs, log_steps, lam, d, L, gamma, alpha, start_step, end, engine="kernel"):
+    """Steps start_step -> end of the runs from the iterate ``state`` (five arrays or (5, n_runs)), arguments as
+    ``checked_runs`` returns them: the overlaps at ``log_steps`` into logs (n_log, 7 or, kernel only, 5, n_runs;
+    7: with the excess risk and lambda), mapped by ``nearest_feasible``, which removes the roundoff drift of the
+    recursion (module comment); non-finite iterates raised. Returns the kernel's final iterate (5, n_runs)."""
+    first, cols = _groups(lam, len(d), d, L, gamma)
     try:
         with np.errstate(over="raise", invalid="raise", divide="raise"):
-            final = route(state, logs, log_steps, lam, *args)
+            final = _ROUTES[engine](state, logs, log_steps, lam, first, cols, d, L, gamma, alpha, start_step, end)
     except FloatingPointError as err:
         raise FloatingPointError(f"PGD iterate became non-finite ({err}): step size alpha too "
                                  "large for this lambda and d?") from None
     logs[:, :5] = np.stack(nearest_feasible(*np.moveaxis(logs[:, :5], 1, 0)), axis=1)
     return final
-
-
-def first_aligned_steps(problem, initial, *, alpha, n_steps: int, delta: float, log_every: int = 1,
-                        segment: int = _ALIGNED_SEGMENT) -> np.ndarray:
-    """Per run: the first logged step of ``overlap_pgd(problem, initial, alpha=alpha, n_steps=n_steps,
-    log_every=log_every)`` (steps 0, log_every, 2 log_every, ... and n_steps) at which
-    min(|kappa|, |nu|) >= 1 - delta, -1 if none (``summarize_alignment``'s ``first_aligned_step``).
-
-    The same numbers at a fraction of the cost: the compiled route in segments of ``segment`` steps (rounded up to a
-    multiple of log_every), a run continued from its iterate (not the logged state: the recursion of one
-    ``overlap_pgd`` call, bit for bit) only while it has not aligned, and only the overlaps logged (no risk).
-    """
-    if not 0.0 < delta < 1.0:
-        raise ValueError(f"delta={delta!r} is not allowed: need 0 < delta < 1")
-    check_integer("segment", segment, 1)
-    lam, state, d, L, gamma, alpha = _runs(problem, initial, alpha, n_steps, log_every)
-    lam, state = _per_run(lam, len(d)), np.stack(state)
-    log_steps = np.unique(np.r_[np.arange(0, n_steps + 1, log_every), n_steps])
-    found = np.full(len(d), -1)
-    active, t0, segment = np.arange(len(d)), 0, -(-segment // log_every) * log_every
-    while active.size and t0 < n_steps:
-        t1 = min(t0 + segment, n_steps)
-        steps = log_steps[(log_steps >= t0 if t0 == 0 else log_steps > t0) & (log_steps <= t1)]
-        logs = np.empty((len(steps), 5, active.size))
-        lam_a = [lam[j] for j in active]
-        first, cols = _groups(lam_a, active.size, d[active], L[active], gamma[active])
-        state = _advance(_iterate_kernel, state, logs, steps, lam_a, first, cols, d[active], L[active],
-                         gamma[active], alpha[active], t0, t1)
-        ok = np.minimum(np.abs(logs[:, 0]), np.abs(logs[:, 1])) >= 1.0 - delta
-        done = ok.any(axis=0)
-        found[active[done]] = steps[np.argmax(ok, axis=0)[done]]
-        active, state, t0 = active[~done], state[:, ~done], t1
-    return found

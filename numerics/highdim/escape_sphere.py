@@ -36,7 +36,7 @@ from theory.checks import check_integer, check_positive_real
 from theory.parameters import Problem
 
 from ..dynamics.initial import sample_initial_overlaps
-from ..dynamics.pgd import first_aligned_steps
+from ..dynamics.alignment import first_aligned_steps
 from ..dynamics.schedules import lambda_setting
 from .escape import unstable_mode
 from .fluctuations import population_velocity
