@@ -56,19 +56,20 @@ def test_kernel_draws_on_sfc64_are_the_arrays_numbers(eps, J, full_dim):
     bit for bit, as from the arrays of ``sequence_draws`` on a twin generator, and the generator left where
     they leave it; batches (chunk) chain through the written-back state."""
     from numerics.kernels.montecarlo_step import span_risk_kernel
+    from numerics.kernels.sfc64 import on_sfc64_state
     from numerics.montecarlo.geometry import vectors_from_overlaps
-    from numerics.montecarlo.population_risk import _kernel_losses
-    from numerics.montecarlo.task import sequence_draws
+    from numerics.montecarlo.task import sequence_draws, sequence_locations
 
     d, L, n = (30, 5, 3_000) if full_dim else (4, 7, 5_000)
     k, v, k_star, v_star = vectors_from_overlaps(POINTS[0], d, np.random.default_rng(1))
     mine, twin = (np.random.Generator(np.random.SFC64(8)) for _ in range(2))
+    args = (eps, np.sqrt(d / 2), GAMMA, 0.7, k, v, k_star, v_star)
     for m in (n, 17):
-        drawn = _kernel_losses(np.sqrt(d / 2), GAMMA, eps, L, 0.7, k, v, k_star, v_star, m, mine, J)
+        drawn, loss = np.empty(m), np.empty(m)
+        J_ = sequence_locations(L, k_star, v_star, m, mine, J)
+        on_sfc64_state(mine, lambda state: span_risk_kernel(J_, np.empty((0, L, 0)), np.empty(0), *args, drawn, state))
         J_, Z, xi = sequence_draws(eps, L, k_star, v_star, m, twin, J)
-        loss = np.empty(m)
-        span_risk_kernel(J_, Z, np.empty(0) if xi is None else xi, eps, np.sqrt(d / 2), GAMMA, 0.7, k, v,
-                         k_star, v_star, loss, np.empty(0, dtype=np.uint64))
+        span_risk_kernel(J_, Z, np.empty(0) if xi is None else xi, *args, loss, np.empty(0, dtype=np.uint64))
         np.testing.assert_array_equal(drawn, loss)
         assert str(mine.bit_generator.state) == str(twin.bit_generator.state)
     problem = Problem(d=d, L=L, gamma=GAMMA, eps=eps, lam=0.7)
