@@ -6,10 +6,11 @@ weights of ``theory.nonlinearity``'s softmax member), the residuals and
 the gradient coefficients (c, e); the Cholesky factor of their 2x2 covariance and the Bartlett
 pair (u5; w5, w6); the projected step in the 6-dim frame, normalisation and the Gram-Schmidt step
 back to Cholesky coordinates. The informative tokens in F, the noise tokens' plane coordinates and the
-complement normals (``numerics.sgd.plane``, ``sgd_plane``) are drawn here from the run's own
-``numpy.random.Generator`` (numba's ``standard_normal``: NumPy's numbers, in the reference's order);
-the targets' noise and the Bartlett variables are drawn by NumPy and passed in, as on the reference
-route. erf is ``erf_poly`` (piecewise polynomials, ~1 ulp); the rest is the reference's arithmetic
+complement normals (``numerics.sgd.plane``, ``sgd_plane``) are drawn here from the run's token stream
+(its SFC64 state, ``sfc64.sfc64_normal``: NumPy's numbers, in the reference's order); the targets' noise and the
+Bartlett variables are drawn ahead for a block of steps, all runs in one call (``noise_draws``: NumPy's numbers
+from the runs' other streams, ``sfc64.sfc64_chisquare``) and passed in, as on the reference route; ``sgd_reduced_runs``
+advances every run of a block in one call. erf is ``erf_poly`` (piecewise polynomials, ~1 ulp); the rest is the reference's arithmetic
 in its order except for the summation order of its short sums (bound and test in
 ``docs/math/kernels.md#reduced-sgd``).
 """
@@ -22,10 +23,10 @@ import numpy as np
 
 from ._jit import jit
 from .erf_poly import erf_poly
-from .sfc64 import sfc64_normal
+from .sfc64 import sfc64_chisquare, sfc64_normal
 from .sgd_plane import chol2, in_frame, plane
 
-__all__ = ["ERF", "SOFTMAX", "sgd_reduced_kernel"]
+__all__ = ["ERF", "SOFTMAX", "sgd_reduced_kernel", "sgd_reduced_runs", "noise_draws"]
 
 _TWO_OVER_SQRT_PI = float(2.0 / np.sqrt(np.pi))
 _TINY = float(np.finfo(float).tiny)
@@ -91,7 +92,7 @@ def _draw_step(S, gamma, mean, L, noise, KV, lam, member, table, x, ab, Z, E, y,
     the informative tokens in F, x (4, B) (times gamma, mean added to the first coordinate), the noise
     tokens' plane coordinates ab (2, B (L-1)), the complement normals Z (2, 4); the projections PQ
     (2, B L) (informative: KV x; noise: p = |k| a, q = <v, e_a> a + <v, e_b> b, ``sgd_plane.plane``), the targets
-    y_b = x[1, b] + noise_b (noise = eps xi, drawn by NumPy) and, for the erf member, each token's gate
+    y_b = x[1, b] + noise_b (noise = eps xi, drawn ahead) and, for the erf member, each token's gate
     and exp(-(lambda p)^2) as soon as its p is known (``_gate``: this arithmetic overlaps the generator's
     sequential work). E (2, 4): (e_a, e_b) of KV, in place."""
     B = x.shape[1]
@@ -224,3 +225,43 @@ def sgd_reduced_kernel(KV, S, gamma, mean, noise, u_a11, u_n21, u_a22, lam, alph
         row = snap_rows[j]
         if row >= 0:
             snaps[row] = KV
+
+
+@jit
+def sgd_reduced_runs(KV, S, gamma, mean, noise, u_a11, u_n21, u_a22, lam, alpha, two_over_b, L,
+                     snap_rows, snaps, member, table):
+    """``sgd_reduced_kernel`` for every run r of a block in one call: KV (R, 2, 4), S (R, 4, 4) the runs' SFC64
+    stream states (row 0: the token stream, drawn and advanced here), noise (R, n, B), u_* (R, n), snaps
+    (n_snap, R, 2, 4); the rest as there."""
+    for r in range(KV.shape[0]):
+        sgd_reduced_kernel(KV[r], S[r, 0], gamma, mean, noise[r], u_a11[r], u_n21[r], u_a22[r], lam, alpha,
+                           two_over_b, L, snap_rows, snaps[:, r], member, table)
+
+
+@jit
+def noise_draws(S, B, m, eps, noise, a11, n21, a22):
+    """``numerics.sgd.reduced._draw_noise`` of n = noise.shape[1] steps from the runs' SFC64 stream states S
+    (R, 4, 4), rows 1-3 (extra, chi2_a, chi2_b) advanced: per run and step the B + 1 normals of the extra stream
+    (noise = eps xi, then n21), a11 = sqrt(chi2(m)) and a22 = sqrt(chi2(m - 1)) from their streams (zero, and
+    nothing drawn, when m < 1, m < 2); NumPy's numbers in NumPy's order (``sfc64``), so the same arrays bit
+    for bit. noise (R, n, B), a11, n21, a22 (R, n) are filled."""
+    n = noise.shape[1]
+    for r in range(S.shape[0]):
+        a, b, c, w = S[r, 1, 0], S[r, 1, 1], S[r, 1, 2], S[r, 1, 3]
+        for j in range(n):
+            for i in range(B):
+                z, a, b, c, w = sfc64_normal(a, b, c, w)
+                noise[r, j, i] = eps * z
+            z, a, b, c, w = sfc64_normal(a, b, c, w)
+            n21[r, j] = z if m >= 1 else 0.0
+        S[r, 1, 0], S[r, 1, 1], S[r, 1, 2], S[r, 1, 3] = a, b, c, w
+        for k, df in ((2, m), (3, m - 1)):
+            a, b, c, w = S[r, k, 0], S[r, k, 1], S[r, k, 2], S[r, k, 3]
+            out = a11 if k == 2 else a22
+            for j in range(n):
+                if df >= 1:
+                    x, a, b, c, w = sfc64_chisquare(float(df), a, b, c, w)
+                    out[r, j] = math.sqrt(x)
+                else:
+                    out[r, j] = 0.0
+            S[r, k, 0], S[r, k, 1], S[r, k, 2], S[r, k, 3] = a, b, c, w
