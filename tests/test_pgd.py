@@ -6,11 +6,13 @@ import numpy as np
 import pytest
 from scipy.special import erf
 
-from numerics.dynamics.experiments import PAPER_EXPERIMENTS, run_population_experiment, run_population_experiments
+from numerics.dynamics.experiments import (PAPER_EXPERIMENTS, experiments_first_aligned, run_population_experiment,
+                                          run_population_experiments, summarize_alignment)
 from numerics.montecarlo.geometry import overlaps_from_vectors, vectors_from_overlaps
 from numerics.dynamics.initial import sample_initial_overlaps, sample_initial_vectors
 from numerics.dynamics.risk_partials import lambda_constants, partials, zeta_lean
 from numerics.dynamics.overlap_steps import pgd_step
+from numerics.dynamics.alignment import first_aligned_steps
 from numerics.dynamics.pgd import lambda_table, overlap_pgd, pgd_route_gap_bound
 from numerics.dynamics.pgd_vectors import vector_pgd
 from numerics.dynamics.schedules import PaperSchedule
@@ -161,6 +163,33 @@ def test_batched_experiments_equal_single_runs():
         np.testing.assert_array_equal(res.log.steps, alone.log.steps)
         assert _max_diff(res.log, alone.log) == 0
         assert res.log.steps[-1] == c.n_steps
+
+
+def test_first_aligned_steps_are_those_of_the_logged_runs():
+    """The runs continued from their iterate, segment by segment, only until aligned: the same first aligned
+    steps as the logs of one overlap_pgd call (summarize_alignment), bit for bit: runs that align in the first
+    segment, later, and never (n_steps not a multiple of log_every); a schedule and constant lambdas side by
+    side; segments that are not multiples of log_every (rounded up)."""
+    configs = [dataclasses.replace(PAPER_EXPERIMENTS[0], n_runs=12, n_steps=12_003, seed=5),
+               dataclasses.replace(PAPER_EXPERIMENTS[1], n_runs=12, n_steps=12_003, seed=6),
+               dataclasses.replace(PAPER_EXPERIMENTS[3], n_runs=6, n_steps=12_003, seed=7),
+               dataclasses.replace(PAPER_EXPERIMENTS[0], d=100, lam=0.1, alpha=0.02, n_runs=6, n_steps=2_000, seed=8)]
+    expected = [summarize_alignment(r, delta=0.05).first_aligned_step
+                for r in run_population_experiments(configs, log_every=7)]
+    steps = np.concatenate(expected)
+    assert np.any((steps >= 0) & (steps < 1000)) and np.any(steps > 1000) and np.any(steps < 0)
+    for got, want in zip(experiments_first_aligned(configs, delta=0.05, log_every=7), expected):
+        np.testing.assert_array_equal(got, want)
+    c = configs[0]
+    start = run_population_experiments([c], log_every=7)[0].initial
+    for segment in (1, 50, 20_000):
+        got = first_aligned_steps(c.problem, start, alpha=c.alpha, n_steps=c.n_steps, delta=0.05, log_every=7,
+                                  segment=segment)
+        np.testing.assert_array_equal(got, expected[0])
+    with pytest.raises(ValueError, match="delta"):
+        first_aligned_steps(c.problem, start, alpha=c.alpha, n_steps=10, delta=1.0)
+    with pytest.raises(ValueError, match="segment"):
+        first_aligned_steps(c.problem, start, alpha=c.alpha, n_steps=10, delta=0.5, segment=0)
 
 
 @pytest.mark.parametrize("bad, name", [

@@ -20,12 +20,13 @@ from theory.parameters import PAPER_D, PAPER_GAMMA, PAPER_L, Overlaps, Problem
 from theory.risk import oracle_risk
 
 from .initial import sample_initial_overlaps
+from .alignment import first_aligned_steps
 from .pgd import PGDTrajectory, overlap_pgd
 from .schedules import PaperSchedule, ScheduledProblem
 
 __all__ = ["PopulationExperiment", "PAPER_EXPERIMENTS", "ExperimentResult", "AlignmentSummary",
            "initial_overlaps", "run_population_experiment", "run_population_experiments",
-           "summarize_alignment"]
+           "experiments_first_aligned", "summarize_alignment"]
 
 _INITS = ("manifold", "sphere")
 
@@ -98,13 +99,7 @@ def run_population_experiments(configs, log_every: int = 100) -> list:
     experiment stop at its own ``n_steps``. Each run's trajectory is the same as if run alone.
     """
     configs = list(configs)
-    inits = [initial_overlaps(c) for c in configs]
-    counts = [c.n_runs for c in configs]
-    owner = np.repeat(np.arange(len(configs)), counts)
-    per_run = lambda attr: np.repeat([getattr(c, attr) for c in configs], counts).astype(float)
-    lam = [configs[i].lam for i in owner]
-    state = tuple(np.concatenate([getattr(o, n) for o in inits])
-                  for n in ("kappa", "nu", "theta", "eta", "rho"))
+    inits, owner, per_run, lam, state = _pooled(configs)
     active = np.arange(len(owner))
     logs = [None] * len(configs)
     t = 0
@@ -120,6 +115,35 @@ def run_population_experiments(configs, log_every: int = 100) -> list:
         state = tuple(x[keep] for x in seg.state_at(-1))
         active, t = active[keep], end
     return [ExperimentResult(c, init, log) for c, init, log in zip(configs, inits, logs)]
+
+
+def _pooled(configs):
+    """The runs of ``configs`` side by side: (initial overlaps per config, owner config of each run, map from a
+    config attribute to its per-run float array, per-run lambda, the five initial overlap arrays)."""
+    inits = [initial_overlaps(c) for c in configs]
+    counts = [c.n_runs for c in configs]
+    owner = np.repeat(np.arange(len(configs)), counts)
+    per_run = lambda attr: np.repeat([getattr(c, attr) for c in configs], counts).astype(float)
+    state = tuple(np.concatenate([getattr(o, n) for o in inits]) for n in ("kappa", "nu", "theta", "eta", "rho"))
+    return inits, owner, per_run, [configs[i].lam for i in owner], state
+
+
+def experiments_first_aligned(configs, delta: float = 0.05, log_every: int = 100) -> list:
+    """Per experiment: the first logged step at which each run is aligned (min(|kappa|, |nu|) >= 1 - delta), -1
+    if none by its n_steps, as ``summarize_alignment(run_population_experiment(config, log_every), delta)
+    .first_aligned_step``, by ``numerics.dynamics.alignment.first_aligned_steps`` (a run stops once aligned, nothing
+    else is logged); the experiments of one n_steps are run together."""
+    configs = list(configs)
+    out = [None] * len(configs)
+    for n_steps in sorted({c.n_steps for c in configs}):
+        group = [i for i, c in enumerate(configs) if c.n_steps == n_steps]
+        _, owner, per_run, lam, state = _pooled([configs[i] for i in group])
+        problem = ScheduledProblem(d=per_run("d"), L=per_run("L"), gamma=per_run("gamma"), lam=lam)
+        first = first_aligned_steps(problem, state, alpha=per_run("alpha"), n_steps=n_steps, delta=delta,
+                                    log_every=log_every)
+        for k, i in enumerate(group):
+            out[i] = first[owner == k]
+    return out
 
 
 def run_population_experiment(config: PopulationExperiment, log_every: int = 100) -> ExperimentResult:

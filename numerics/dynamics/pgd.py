@@ -25,7 +25,7 @@ from .pgd_trajectory import PGDTrajectory, pgd_route_gap_bound
 from .schedules import as_schedule, lambda_setting
 from ..kernels import check_engine
 
-__all__ = ["PGDTrajectory", "overlap_pgd", "lambda_table", "pgd_route_gap_bound"]
+__all__ = ["PGDTrajectory", "overlap_pgd", "checked_runs", "advance_runs", "lambda_table", "pgd_route_gap_bound"]
 
 # Steps whose lambda-dependent constants are precomputed together, per distinct
 # (schedule, d, L, gamma) (memory ~ 70 * 8 * block * n_distinct bytes).
@@ -155,7 +155,8 @@ def _iterate(state, logs, log_steps, lam, first, cols, d, L, gamma, alpha, start
 
 def _iterate_kernel(state, logs, log_steps, lam, first, cols, d, L, gamma, alpha, start_step, end):
     """``_iterate`` by the compiled kernel ``numerics.kernels.pgd_kernel`` (same logs to
-    round-off): the schedules are evaluated here in blocks, the steps run in the kernel."""
+    round-off): the schedules are evaluated here in blocks, the steps run in the kernel. Returns the
+    final iterate (5, n_runs), not mapped by ``nearest_feasible``."""
     from ..kernels.pgd_step import GL_NODES, GL_WEIGHTS, pgd_kernel
 
     per_run = _per_run(lam, len(cols))
@@ -173,13 +174,32 @@ def _iterate_kernel(state, logs, log_steps, lam, first, cols, d, L, gamma, alpha
             raise FloatingPointError(f"non-finite iterate of run {failed}")
         if t1 == end:
             break
-    lam_log = np.stack([_schedule_values(per_run[j], log_steps) for j in first], axis=-1)[:, cols]
-    logs[:, 5] = _excess_risk(d, L, gamma, lam_log, tuple(logs[:, i] for i in range(5)))
-    logs[:, 6] = lam_log
+    if logs.shape[1] > 5:  # the excess risk and lambda columns (first_aligned_steps logs the overlaps only)
+        lam_log = np.stack([_schedule_values(per_run[j], log_steps) for j in first], axis=-1)[:, cols]
+        logs[:, 5] = _excess_risk(d, L, gamma, lam_log, tuple(logs[:, i] for i in range(5)))
+        logs[:, 6] = lam_log
+    return state
 
 
 # The inner loop of each engine (same signature; a table, so that tests can swap a route).
 _ROUTES = {"kernel": _iterate_kernel, "numpy": _iterate}
+
+
+def checked_runs(problem, initial, alpha, n_steps, log_every):
+    """The checked arguments of ``overlap_pgd`` (ValueError naming a bad one): (lambda_t of each run as a list,
+    the state as five float arrays, d, L, gamma, alpha as arrays of shape (n_runs,))."""
+    lam = lambda_setting(problem)
+    check_integer("n_steps", n_steps, 0)
+    check_integer("log_every", log_every, 1)
+    start = initial_state(initial)
+    n_runs = start.kappa.shape[0]
+    alpha = as_real_array("alpha", alpha)
+    if not np.all(alpha > 0):
+        raise ValueError(f"alpha={alpha!r} is not allowed: the step size must be finite and > 0")
+    d, L, gamma, alpha = (per_run(name, x, n_runs) for name, x in (
+        ("d", problem.d), ("L", problem.L), ("gamma", problem.gamma), ("alpha", alpha)))
+    check_realisable(dataclasses.replace(problem.task, d=d), start)
+    return _per_run(lam, n_runs), [np.array(x, dtype=float) for x in start.as_tuple()], d, L, gamma, alpha
 
 
 def overlap_pgd(problem, initial, *, alpha, n_steps: int, log_every: int = 1,
@@ -199,32 +219,29 @@ def overlap_pgd(problem, initial, *, alpha, n_steps: int, log_every: int = 1,
     ``numerics.kernels``) or "numpy" (the reference route); they agree to round-off.
     Sibling: ``vector_pgd`` (explicit R^d).
     """
-    lam = lambda_setting(problem)
     check_engine(engine)
-    check_integer("n_steps", n_steps, 0)
-    check_integer("log_every", log_every, 1)
     check_integer("start_step", start_step, 0)
-    start = initial_state(initial)
-    n_runs = start.kappa.shape[0]
-    alpha = as_real_array("alpha", alpha)
-    if not np.all(alpha > 0):
-        raise ValueError(f"alpha={alpha!r} is not allowed: the step size must be finite and > 0")
-    d, L, gamma, alpha = (per_run(name, x, n_runs) for name, x in (
-        ("d", problem.d), ("L", problem.L), ("gamma", problem.gamma), ("alpha", alpha)))
-    check_realisable(dataclasses.replace(problem.task, d=d), start)
-    state = [np.array(x, dtype=float) for x in start.as_tuple()]
+    lam, state, d, L, gamma, alpha = checked_runs(problem, initial, alpha, n_steps, log_every)
+    n_runs = state[0].shape[0]
     end = start_step + n_steps
     log_steps = np.unique(np.r_[start_step, np.arange(0, end + 1, log_every), end])
     log_steps = log_steps[log_steps >= start_step]
     logs = np.empty((len(log_steps), 7, n_runs))  # 5 overlaps, excess risk, lambda
-    first, cols = _groups(lam, n_runs, d, L, gamma)
+    advance_runs(state, logs, log_steps, lam, d, L, gamma, alpha, start_step, end, engine)
+    return PGDTrajectory(log_steps, *(logs[:, j] for j in range(7)), alpha=alpha)
+
+
+def advance_runs(state, logs, log_steps, lam, d, L, gamma, alpha, start_step, end, engine="kernel"):
+    """Steps start_step -> end of the runs from the iterate ``state`` (five arrays or (5, n_runs)), arguments as
+    ``checked_runs`` returns them: the overlaps at ``log_steps`` into logs (n_log, 7 or, kernel only, 5, n_runs;
+    7: with the excess risk and lambda), mapped by ``nearest_feasible``, which removes the roundoff drift of the
+    recursion (module comment); non-finite iterates raised. Returns the kernel's final iterate (5, n_runs)."""
+    first, cols = _groups(lam, len(d), d, L, gamma)
     try:
         with np.errstate(over="raise", invalid="raise", divide="raise"):
-            _ROUTES[engine](state, logs, log_steps, lam, first, cols, d, L, gamma, alpha,
-                            start_step, end)
+            final = _ROUTES[engine](state, logs, log_steps, lam, first, cols, d, L, gamma, alpha, start_step, end)
     except FloatingPointError as err:
         raise FloatingPointError(f"PGD iterate became non-finite ({err}): step size alpha too "
                                  "large for this lambda and d?") from None
-    # Logged states are feasible Overlaps: the roundoff drift of the recursion is removed (module comment).
     logs[:, :5] = np.stack(nearest_feasible(*np.moveaxis(logs[:, :5], 1, 0)), axis=1)
-    return PGDTrajectory(log_steps, *(logs[:, j] for j in range(7)), alpha=alpha)
+    return final

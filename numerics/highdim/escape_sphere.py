@@ -36,7 +36,7 @@ from theory.checks import check_integer, check_positive_real
 from theory.parameters import Problem
 
 from ..dynamics.initial import sample_initial_overlaps
-from ..dynamics.pgd import overlap_pgd
+from ..dynamics.alignment import first_aligned_steps
 from ..dynamics.schedules import lambda_setting
 from .escape import unstable_mode
 from .fluctuations import population_velocity
@@ -81,9 +81,8 @@ def saddle_jacobian(problem, h: float = 1e-6) -> np.ndarray:
 
 
 def _first_aligned(problem, alpha, starts, n_steps, delta, log_every):
-    log = overlap_pgd(problem, tuple(starts.T), alpha=alpha, n_steps=n_steps, log_every=log_every)
-    ok = np.minimum(log.abs_kappa, log.abs_nu) >= 1.0 - delta
-    return np.where(ok.any(axis=0), log.steps[np.argmax(ok, axis=0)], -1)
+    return first_aligned_steps(problem, tuple(starts.T), alpha=alpha, n_steps=n_steps, delta=delta,
+                               log_every=log_every)
 
 
 def _route_table(problem, alpha, directions, n_steps, delta, eps, n_angles, log_every):

@@ -31,7 +31,7 @@ def escape_rows(n_runs, rng):
     experiment and for lambda = 2/s at each d of _D_SWEEP (flow times)."""
     import dataclasses
 
-    from numerics import PAPER_EXPERIMENTS, run_population_experiments, summarize_alignment
+    from numerics import PAPER_EXPERIMENTS, experiments_first_aligned
     from numerics.highdim.escape import escape_prediction
     from theory import Problem
 
@@ -41,10 +41,9 @@ def escape_rows(n_runs, rng):
                                     n_steps=8_000, n_runs=n_runs, seed=int(rng.integers(2**31)))
                 for d in _D_SWEEP]
     rows = []
-    for config, result in zip(configs, run_population_experiments(configs, log_every=10)):
+    for config, first in zip(configs, experiments_first_aligned(configs, delta=0.05, log_every=10)):
         problem = Problem(d=config.d, L=config.L, gamma=config.gamma, eps=0.0, lam=config.lam)
         pred = escape_prediction(problem, delta=0.05, quantiles=(0.5,), t_max=200.0)
-        first = summarize_alignment(result, delta=0.05).first_aligned_step
         if np.any(first < 0):
             raise RuntimeError(f"{config.name}: {int(np.sum(first < 0))} runs did not align")
         measured = float(np.median(first)) * config.alpha
@@ -74,7 +73,7 @@ def highdim_escape_time(quick: bool, rng) -> Check:
     detectable = max((z_crit + power_z(_POWER)) * se / pred for _, pred, _, se, _ in rows)
     paper = rows[0]
     return z_family_check(
-        method=f"numerics.run_population_experiments (exact PGD on the overlaps, init uniform on M, "
+        method=f"numerics.experiments_first_aligned (exact PGD on the overlaps, init uniform on M, "
                f"{_RUNS[quick]} runs): the paper's init-on-M experiment and lambda = 1/s at d = 10^2, 10^3, 10^4 "
                "(alpha = 4e-3); median first-aligned time (delta = 0.05) against "
                "numerics.highdim.escape_prediction",

@@ -41,14 +41,13 @@ def escape_sphere_rows(n_runs, rng):
     """(law, measured first aligned steps) of the small-lambda sphere experiment with n_runs runs."""
     import dataclasses
 
-    from numerics import PAPER_EXPERIMENTS, run_population_experiments, summarize_alignment
+    from numerics import PAPER_EXPERIMENTS, experiments_first_aligned
     from numerics.highdim import sphere_escape_law
 
     config = dataclasses.replace(PAPER_EXPERIMENTS[1], n_runs=n_runs, seed=int(rng.integers(2**31)))
     law = sphere_escape_law(config.problem, alpha=config.alpha, n_steps=config.n_steps, rng=rng,
                             n_draws=_DRAWS, delta=0.05, log_every=_LOG_EVERY)
-    result = run_population_experiments([config], log_every=_LOG_EVERY)[0]
-    return law, summarize_alignment(result, delta=0.05).first_aligned_step
+    return law, experiments_first_aligned([config], delta=0.05, log_every=_LOG_EVERY)[0]
 
 
 @claim("highdim-escape-sphere",
@@ -72,7 +71,7 @@ def highdim_escape_sphere(quick: bool, rng) -> Check:
     detectable = max((z_crit + power_z(_POWER)) * s / x for s, x in zip(se, predicted))
     share_detectable = (z_crit + power_z(_POWER)) * p_se
     return z_family_check(
-        method=f"numerics.run_population_experiments (exact PGD on the overlaps, init uniform on the sphere, "
+        method=f"numerics.experiments_first_aligned (exact PGD on the overlaps, init uniform on the sphere, "
                f"{n} runs, logged every {_LOG_EVERY} steps) at d = 400, lambda = 0.1, alpha = 4e-3, 20,000 steps; "
                f"share aligned (delta = 0.05) and quartiles of the aligned runs' first aligned step against "
                f"numerics.highdim.sphere_escape_law ({_DRAWS} draws of the initial law)",
