@@ -8,7 +8,7 @@ pair (u5; w5, w6); the projected step in the 6-dim frame, normalisation and the 
 back to Cholesky coordinates. The informative tokens in F, the noise tokens' plane coordinates and the
 complement normals (``numerics.sgd.plane``, ``sgd_plane``) are drawn here from the run's token stream
 (its SFC64 state, ``sfc64.sfc64_normal``: NumPy's numbers, in the reference's order); the targets' noise and the
-Bartlett variables are drawn ahead for a block of steps, all runs in one call (``noise_draws``: NumPy's numbers
+Bartlett variables are drawn ahead for a block of steps, all runs in one call (``sgd_noise.noise_draws``: NumPy's numbers
 from the runs' other streams, ``sfc64.sfc64_chisquare``) and passed in, as on the reference route; ``sgd_reduced_runs``
 advances every run of a block in one call. erf is ``erf_poly`` (piecewise polynomials, ~1 ulp); the rest is the reference's arithmetic
 in its order except for the summation order of its short sums (bound and test in
@@ -23,10 +23,10 @@ import numpy as np
 
 from ._jit import jit
 from .erf_poly import erf_poly
-from .sfc64 import sfc64_chisquare, sfc64_normal
+from .sfc64 import sfc64_normal
 from .sgd_plane import chol2, in_frame, plane
 
-__all__ = ["ERF", "SOFTMAX", "sgd_reduced_kernel", "sgd_reduced_runs", "noise_draws"]
+__all__ = ["ERF", "SOFTMAX", "sgd_reduced_kernel", "sgd_reduced_runs"]
 
 _TWO_OVER_SQRT_PI = float(2.0 / np.sqrt(np.pi))
 _TINY = float(np.finfo(float).tiny)
@@ -236,32 +236,3 @@ def sgd_reduced_runs(KV, S, gamma, mean, noise, u_a11, u_n21, u_a22, lam, alpha,
     for r in range(KV.shape[0]):
         sgd_reduced_kernel(KV[r], S[r, 0], gamma, mean, noise[r], u_a11[r], u_n21[r], u_a22[r], lam, alpha,
                            two_over_b, L, snap_rows, snaps[:, r], member, table)
-
-
-@jit
-def noise_draws(S, B, m, eps, noise, a11, n21, a22):
-    """``numerics.sgd.reduced._draw_noise`` of n = noise.shape[1] steps from the runs' SFC64 stream states S
-    (R, 4, 4), rows 1-3 (extra, chi2_a, chi2_b) advanced: per run and step the B + 1 normals of the extra stream
-    (noise = eps xi, then n21), a11 = sqrt(chi2(m)) and a22 = sqrt(chi2(m - 1)) from their streams (zero, and
-    nothing drawn, when m < 1, m < 2); NumPy's numbers in NumPy's order (``sfc64``), so the same arrays bit
-    for bit. noise (R, n, B), a11, n21, a22 (R, n) are filled."""
-    n = noise.shape[1]
-    for r in range(S.shape[0]):
-        a, b, c, w = S[r, 1, 0], S[r, 1, 1], S[r, 1, 2], S[r, 1, 3]
-        for j in range(n):
-            for i in range(B):
-                z, a, b, c, w = sfc64_normal(a, b, c, w)
-                noise[r, j, i] = eps * z
-            z, a, b, c, w = sfc64_normal(a, b, c, w)
-            n21[r, j] = z if m >= 1 else 0.0
-        S[r, 1, 0], S[r, 1, 1], S[r, 1, 2], S[r, 1, 3] = a, b, c, w
-        for k, df in ((2, m), (3, m - 1)):
-            a, b, c, w = S[r, k, 0], S[r, k, 1], S[r, k, 2], S[r, k, 3]
-            out = a11 if k == 2 else a22
-            for j in range(n):
-                if df >= 1:
-                    x, a, b, c, w = sfc64_chisquare(float(df), a, b, c, w)
-                    out[r, j] = math.sqrt(x)
-                else:
-                    out[r, j] = 0.0
-            S[r, k, 0], S[r, k, 1], S[r, k, 2], S[r, k, 3] = a, b, c, w

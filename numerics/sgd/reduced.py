@@ -35,7 +35,7 @@ from .ending import RunEnding, advance_blocks
 from .fresh_risk import fresh_test_risk
 from .plane import cholesky2, complement_parts, draw_tokens, frame_tokens, plane_basis, project_complement, token_numbers
 from .trajectory import (SGDTrajectory, check_reduced, child_streams, lambda_path, logged_steps, logged_trajectory,
-                         progress_bar, run_generators)
+                         progress_bar, run_generators, run_streams, stream_states)  # the last four also for the tests
 
 __all__ = ["online_sgd_reduced", "sgd_step"]
 
@@ -50,11 +50,10 @@ def _informative_mean(d):  # the informative token's mean along k* (docs/math/sg
 
 def _draw_noise(streams, n, d, B, eps):
     """The target noise eps xi (R, n, B) and the Bartlett variables (a11, n21, a22), each (R, n), of n steps for every
-    run, from streams[i][1:4]: Generators (the reference route) or, on the kernel route, the runs' SFC64 states
-    (R, 4, 4) (``numerics.kernels.sgd_step.noise_draws``: the same numbers, all runs in one compiled call)."""
+    run, from streams[i][1:4]: Generators, or SFC64 states (R, 4, 4) (``kernels.sgd_noise``: the same numbers)."""
     R, m = len(streams), d - 4  # m: Wishart degrees of freedom
     if isinstance(streams, np.ndarray):
-        from ..kernels.sgd_step import noise_draws
+        from ..kernels.sgd_noise import noise_draws
 
         out = np.empty((R, n, B)), np.empty((R, n)), np.empty((R, n)), np.empty((R, n))
         noise_draws(streams, B, m, float(eps), *out)
@@ -168,9 +167,8 @@ def _advance_numpy(KV, streams, lam, alpha, shape, scale2, snap_at, work, coeffi
 
 
 def _advance_kernel(KV, streams, lam, alpha, shape, scale2, snap_at, work, member="erf"):
-    """``_advance_numpy`` by ``numerics.kernels.sgd_reduced_runs`` (member "erf" or "softmax"), one call for all runs
-    of the block: streams, the runs' SFC64 states (R, 4, 4) (``stream_states``), advanced in place; the tokens drawn
-    in the kernel from row 0, the rest by ``_draw_noise``; the same numbers as ``_advance_numpy`` (streams in order)."""
+    """``_advance_numpy`` by ``kernels.sgd_step.sgd_reduced_runs`` (member "erf" or "softmax") on the runs' SFC64 states
+    (R, 4, 4) (``run_streams``; tokens drawn in the kernel, the rest by ``_draw_noise``): the same numbers."""
     from ..kernels.erf_poly import erf_table
     from ..kernels.sgd_step import ERF, SOFTMAX, sgd_reduced_runs
 
@@ -184,23 +182,8 @@ def _advance_kernel(KV, streams, lam, alpha, shape, scale2, snap_at, work, membe
     return KV, list(snaps)
 
 
-def stream_states(seeds, n: int) -> np.ndarray:
-    """(R, n, 4) uint64: the SFC64 states of ``child_streams(seeds[r], n)`` without building generators
-    (``numerics.kernels.seed_sequence``, ~2 us per run instead of ~60). A Generator's seed sequence is advanced
-    as ``child_streams`` does; a SeedSequence is used as given (its children from n_children_spawned on)."""
-    from ..kernels.seed_sequence import sfc64_child_states
-
-    seqs = [g if isinstance(g, np.random.SeedSequence) else g.bit_generator.seed_seq for g in seeds]
-    states = sfc64_child_states(seqs, n)
-    for g, seq in zip(seeds, seqs):
-        if g is not seq:
-            seq.spawn(n)
-    return states
-
-
 def _chunk_steps(n_steps, n_runs, B, L, kernel):
-    """Steps per block of numbers drawn ahead (``_CHUNK_FLOATS`` floats over all runs). The kernel route draws
-    only B + 3 numbers per run-step ahead (the tokens in the kernel)."""
+    """Steps per block of numbers drawn ahead (``_CHUNK_FLOATS`` floats; the kernel draws the tokens itself)."""
     per_step = n_runs * (B + 3 if kernel else token_numbers(B, L) + B + 3)
     return max(1, min(n_steps, _CHUNK_FLOATS // per_step))
 
@@ -224,9 +207,7 @@ def online_sgd_reduced(problem, overlaps: Overlaps, *, alpha: float, n_steps: in
     ``numerics.dynamics.initial.sample_initial_overlaps``). ``rng``: a Generator or one per run; run i's training
     streams and its test samples come from children of its generator, each consumed in order (drawn ahead in blocks
     of steps): a run uses the same random numbers whichever other runs are simulated with it (results equal up to
-    the summation order of vectorised reductions) and whatever the block length (bit-identical). On the kernel route
-    the streams are SFC64 states computed without building generators (``stream_states``: a Generator's seed
-    sequence is advanced as ``Generator.spawn`` would, a SeedSequence given per run is used as given, not advanced). Lambda and logging
+    the summation order of vectorised reductions) and whatever the block length (bit-identical); ``run_streams``. Lambda and logging
     conventions as ``online_sgd_full``. test_size > 0 logs the empirical risk on a fresh test set of that size at
     every logged step (``test_risk_kind = "fresh"``): exact marginal law at each step; the full simulator's fixed
     test set also correlates the steps, which this does not reproduce. Requires d >= 4; no d-dimensional array is
@@ -243,12 +224,7 @@ def online_sgd_reduced(problem, overlaps: Overlaps, *, alpha: float, n_steps: in
     n_runs = KV.shape[0]
     advance = _route(engine, coefficients)
     kernel = getattr(advance, "func", advance) is _advance_kernel
-    if kernel:  # SFC64 states (R, 5, 4), no generators: train (R, 4, 4) and test (R, 4) advanced in place
-        states = stream_states(run_generators(rng, n_runs), 5)
-        train, test = np.ascontiguousarray(states[:, :4]), np.ascontiguousarray(states[:, 4])
-    else:
-        streams = [child_streams(g, 5, used=5 if test_size else 4) for g in run_generators(rng, n_runs)]
-        train, test = [s[:4] for s in streams], [s[4] for s in streams]
+    train, test = run_streams(rng, n_runs, test_size, kernel)
     lam = lambda_path(problem, n_steps)
     steps = logged_steps(n_steps, log_every)
     scale2, work = np.ones(batch_size * L), np.zeros((n_runs, 2, 6))
