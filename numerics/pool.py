@@ -32,7 +32,6 @@ import concurrent.futures
 import contextlib
 import ctypes
 import ctypes.util
-import multiprocessing
 import os
 import signal
 import sys
@@ -41,6 +40,7 @@ import time
 
 from .interrupts import POLL, completed, held_interrupts, raise_held_interrupt
 from .kernels import blas_threads_per_worker
+from .spawn_context import SpawnWithoutTeardown
 
 __all__ = ["Terminated", "WorkerPool", "available_cores", "ordered_map", "terminating_handler", "worker_context"]
 
@@ -58,8 +58,8 @@ def available_cores() -> int:
 
 
 def worker_context():
-    """The multiprocessing context of the pool: spawn (see the module docstring)."""
-    return multiprocessing.get_context("spawn")
+    """The pool's multiprocessing context: spawn (module docstring), no teardown (``numerics.spawn_context``)."""
+    return SpawnWithoutTeardown()
 
 
 class Terminated(SystemExit):

@@ -123,3 +123,81 @@ def test_shared_mathtext_keys_the_rc_parameters():
             assert np.array_equal(_saved(figure(), "png"), italic)
         with matplotlib.rc_context({"mathtext.default": "regular"}), shared_mathtext():
             assert np.array_equal(_saved(figure(), "png"), upright)
+
+
+def _pdf_objects(data: bytes) -> dict:
+    """``{number: (dictionary, stream)}`` of a PDF's objects, streams inflated (None without one)."""
+    import re
+    import zlib
+
+    objects = {}
+    for match in re.finditer(rb"(\d+) 0 obj\s(.*?)endobj", data, re.S):
+        body = match.group(2)
+        head, sep, rest = body.partition(b"stream")
+        stream = None
+        if sep:
+            raw = re.sub(rb"^\r?\n", b"", rest).rsplit(b"endstream", 1)[0]
+            # a deflate stream ends itself: the end-of-line before "endstream" is left unused
+            stream = zlib.decompressobj().decompress(raw) if b"/FlateDecode" in head else raw.rstrip(b"\r\n")
+        objects[int(match.group(1))] = (head, stream)
+    return objects
+
+
+def _drawn_glyphs(data: bytes) -> tuple:
+    """What a viewer draws for each character code of each embedded TrueType font (``CIDFontType2``, in
+    the order of the file): ``{cid: (outline, advance)}`` read through the font's ``CIDToGIDMap`` and its
+    ``FontFile2`` program, the program's tables, and every other stream of the file."""
+    import re
+
+    from fontTools.ttLib import TTFont
+
+    objects = _pdf_objects(data)
+    ref = lambda head, key: int(re.search(rb"/" + key + rb" (\d+) 0 R", head).group(1))   # noqa: E731
+    fonts, used = [], set()
+    for number, (head, _) in sorted(objects.items()):
+        if b"/CIDFontType2" not in head:
+            continue
+        cid_map, descriptor = ref(head, b"CIDToGIDMap"), ref(head, b"FontDescriptor")
+        program = ref(objects[descriptor][0], b"FontFile2")
+        used |= {cid_map, program}
+        font = TTFont(io.BytesIO(objects[program][1]))
+        order, glyf, hmtx = font.getGlyphOrder(), font["glyf"], font["hmtx"]
+        gids = np.frombuffer(objects[cid_map][1], dtype=">u2")
+        drawn = {int(cid): (repr(glyf[order[gid]].getCoordinates(glyf)), hmtx[order[gid]][0])
+                 for cid, gid in enumerate(gids) if gid}
+        fonts.append((drawn, sorted(font.keys())))
+    others = [stream for number, (_, stream) in sorted(objects.items()) if stream is not None and number not in used]
+    return fonts, others
+
+
+def test_pdf_fonts_embedded_without_layout_tables_draw_the_same_glyphs(tmp_path):
+    """``save_figure``'s PDF embeds its TrueType fonts without the OpenType layout tables, and every
+    character of every font draws the glyph (outline and advance) that matplotlib's own subsetting
+    embeds; the pages and every other stream are the same bytes."""
+    from figures.saving import LAYOUT_TABLES
+
+    with figure_style():
+        reference = _drawn_glyphs(_saved(_figure(), "pdf"))
+        _, pdf = save_figure(_figure(), OutputPaths(out=tmp_path, cache=tmp_path / "cache"), "demo",
+                             {"png": {}, "pdf": {"CreationDate": None}})
+    fonts, others = _drawn_glyphs(pdf.read_bytes())
+    assert len(fonts) == len(reference[0]) >= 1 and others == reference[1]
+    assert any(set(tables) & set(LAYOUT_TABLES) for _, tables in reference[0])   # the reference has some
+    assert sum(len(drawn) for drawn, _ in fonts) >= 20   # the labels' characters
+    for (drawn, tables), (expected, expected_tables) in zip(fonts, reference[0]):
+        assert drawn == expected
+        assert set(tables) == set(expected_tables) - set(LAYOUT_TABLES)   # hinting programs and all kept
+
+
+def test_lean_font_subsets_restores_the_backend():
+    from matplotlib.backends import backend_pdf
+
+    from figures.saving import lean_font_subsets
+
+    pdf_ps = backend_pdf._backend_pdf_ps
+    original = pdf_ps.subset
+    with lean_font_subsets():
+        with lean_font_subsets():   # nested: the outer block's subsetting stays
+            inner = pdf_ps.subset
+        assert pdf_ps.subset is inner is not original
+    assert pdf_ps.subset is original
