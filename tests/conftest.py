@@ -117,14 +117,28 @@ def _runs_full_verify(session) -> bool:
 
 _QUICK_FIXTURES = ("quick_reproduction", "quick_figures", "quick_verification", "quick_claim")
 
+# The tests among those that read the session's quick runs that also compute for a second or more
+# (each figure drawn again for its print check; three claims run again in one process): the first
+# of that group, so that the run ends on tests that only read and the workers end together.
+_QUICK_READERS_THAT_COMPUTE = ("test_verify.py::test_claim_results_do_not_depend_on_the_number_of_workers",
+                               "test_figures_recipes.py::test_recipe_quick_run[",
+                               "test_recipes_training.py::test_quick_data_matches_the_numerics[",
+                               "test_recipes_sgd.py::test_quick_run_writes_png_and_pdf[")
+
 
 def pytest_collection_modifyitems(session, config, items):
     """In a whole run, the tests that read the session's quick runs come last (otherwise in their
     order): under pytest-xdist the quick reproduction, started in the background as the run begins
     (``_start_quick_reproduction``), is then done or nearly when the first of them asks for it, and
-    no worker waits idle for it while other tests remain."""
+    no worker waits idle for it while other tests remain. Among them, those that also compute come
+    first (``_QUICK_READERS_THAT_COMPUTE``)."""
     if any(item.nodeid.endswith(_FULL_VERIFY_TEST) for item in items):
-        items.sort(key=lambda item: any(name in _QUICK_FIXTURES for name in item.fixturenames))
+        def order(item):
+            reads = any(name in _QUICK_FIXTURES for name in item.fixturenames)
+            computes = any(part in item.nodeid for part in _QUICK_READERS_THAT_COMPUTE)
+            return reads, reads and not computes
+
+        items.sort(key=order)
 
 
 def _reproduce_argv(quick_outputs):

@@ -48,3 +48,46 @@ def test_bad_engine():
     problem = Problem(d=30, L=5, gamma=GAMMA, eps=0.1, lam=0.7)
     with pytest.raises(ValueError, match="engine='gpu'"):
         population_risk_mc(problem, POINTS[0], n=10, rng=np.random.default_rng(5), engine="gpu")
+
+
+@pytest.mark.parametrize("eps, J, full_dim", [(0.1, None, False), (0.0, 1, False), (0.1, None, True)])
+def test_kernel_draws_on_sfc64_are_the_arrays_numbers(eps, J, full_dim):
+    """On an SFC64 generator the kernel draws the normals itself (``numerics.kernels.sfc64``): the same losses,
+    bit for bit, as from the arrays of ``sequence_draws`` on a twin generator, and the generator left where
+    they leave it; batches (chunk) chain through the written-back state."""
+    from numerics.kernels.montecarlo_step import span_risk_kernel
+    from numerics.kernels.sfc64 import on_sfc64_state
+    from numerics.montecarlo.geometry import vectors_from_overlaps
+    from numerics.montecarlo.task import sequence_draws, sequence_locations
+
+    d, L, n = (30, 5, 3_000) if full_dim else (4, 7, 5_000)
+    k, v, k_star, v_star = vectors_from_overlaps(POINTS[0], d, np.random.default_rng(1))
+    mine, twin = (np.random.Generator(np.random.SFC64(8)) for _ in range(2))
+    args = (eps, np.sqrt(d / 2), GAMMA, 0.7, k, v, k_star, v_star)
+    for m in (n, 17):
+        drawn, loss = np.empty(m), np.empty(m)
+        J_ = sequence_locations(L, k_star, v_star, m, mine, J)
+        on_sfc64_state(mine, lambda state: span_risk_kernel(J_, np.empty((0, L, 0)), np.empty(0), *args, drawn, state))
+        J_, Z, xi = sequence_draws(eps, L, k_star, v_star, m, twin, J)
+        span_risk_kernel(J_, Z, np.empty(0) if xi is None else xi, *args, loss, np.empty(0, dtype=np.uint64))
+        np.testing.assert_array_equal(drawn, loss)
+        assert str(mine.bit_generator.state) == str(twin.bit_generator.state)
+    problem = Problem(d=d, L=L, gamma=GAMMA, eps=eps, lam=0.7)
+    est = [population_risk_mc(problem, POINTS[0], n=4_000, rng=np.random.Generator(np.random.SFC64(2)), J=J,
+                              chunk=1_500, full_dim=full_dim, engine=e) for e in ("numpy", "kernel")]
+    tol = 2 * (d + L) * EPS * 8 * (d + L * L)  # as test_span_route_equals_reference
+    assert abs(est[0].mean - est[1].mean) <= tol
+
+
+@pytest.mark.parametrize("shape", [(1000,), (40, 7, 3), (0,)])
+def test_standard_normals_are_numpys(shape):
+    """``numerics.montecarlo.task.standard_normals``: ``Generator.standard_normal``'s numbers and end state, on SFC64
+    (compiled draws) and on PCG64 (NumPy's), with a buffered 32-bit half (from ``integers``) kept."""
+    from numerics.montecarlo.task import standard_normals
+
+    for make in (lambda: np.random.Generator(np.random.SFC64(3)), lambda: np.random.default_rng(3)):
+        mine, twin = make(), make()
+        mine.integers(0, 5, size=3), twin.integers(0, 5, size=3)
+        np.testing.assert_array_equal(standard_normals(mine, shape), twin.standard_normal(shape))
+        assert str(mine.bit_generator.state) == str(twin.bit_generator.state)
+        np.testing.assert_array_equal(mine.integers(0, 5, size=3), twin.integers(0, 5, size=3))

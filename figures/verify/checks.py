@@ -104,7 +104,8 @@ def sized_estimates(run, exacts, rng, *, alpha: float, m: int, power: float, det
         need = max(math.ceil((z * sd / (detect * abs(x))) ** 2) for sd, x in zip(sds, exacts))
         if need <= n:
             break
-        ests = [merged_estimate(a, b) for a, b in zip(ests, run(need - n, rng.spawn(1)[0]))]
+        # at least 2 fresh samples: an estimate of one has no standard error
+        ests = [merged_estimate(a, b) for a, b in zip(ests, run(max(need - n, 2), rng.spawn(1)[0]))]
     return ests
 
 

@@ -30,6 +30,7 @@ from theory.checks import check_integer
 from theory.parameters import Task
 
 from .population_risk import Estimate, RunningMean
+from .task import standard_normals
 
 __all__ = ["sample_token_statistics", "posterior_weights", "conditional_variance",
            "bayes_predictor", "bayes_risk_mc"]
@@ -52,8 +53,8 @@ def sample_token_statistics(problem: Task, n: int, rng: np.random.Generator):
     informative = np.zeros((n, L), dtype=bool)
     informative[np.arange(n), J] = True
     sigma = np.where(informative, gamma, 1.0)
-    u = sigma * rng.standard_normal((n, L)) + np.sqrt(d / 2.0) * informative
-    w = sigma * rng.standard_normal((n, L))
+    u = sigma * standard_normals(rng, (n, L)) + np.sqrt(d / 2.0) * informative
+    w = sigma * standard_normals(rng, (n, L))
     r = sigma**2 * rng.chisquare(d - 2, size=(n, L)) if d > 2 else np.zeros((n, L))
     return u, w, r, J
 

@@ -22,7 +22,8 @@ from theory.parameters import OVERLAP_NAMES, Overlaps, Problem, check_realisable
 
 from .geometry import vectors_from_overlaps
 from ..kernels import check_engine
-from .task import unit_vector, attention_predictor, sample_sequences, sample_task, sequence_draws
+from .task import (unit_vector, attention_predictor, sample_sequences, sample_task, sequence_draws,
+                   sequence_locations)
 
 __all__ = ["Estimate", "population_risk_mc", "risk_mc_from_vectors"]
 
@@ -77,17 +78,23 @@ def _check_run(n, chunk):
 
 
 def _kernel_losses(s, gamma, eps, L, lam, k, v, k_star, v_star, m, rng, J):
-    """The m losses of one batch by the compiled kernel (same draws as ``sample_sequences``)."""
+    """The m losses of one batch by the compiled kernel (same draws as ``sample_sequences``; on an SFC64
+    generator the kernel draws the normals itself from its state, ``numerics.kernels.sfc64``)."""
     from ..kernels.montecarlo_step import span_risk_kernel
+    from ..kernels.sfc64 import on_sfc64_state
 
     r = k_star.size
     k, v = unit_vector("k", k, r), unit_vector("v", v, r)
     if not (np.isfinite(lam) and lam > 0):
         raise ValueError(f"lam={lam!r} is not allowed: lam must be a finite scalar > 0")
-    J, Z, xi = sequence_draws(eps, L, k_star, v_star, m, rng, J)
     loss = np.empty(m)
-    span_risk_kernel(J, Z, np.zeros(0) if xi is None else xi, eps, s, gamma, lam, k, v,
-                     k_star, v_star, loss)
+    kernel = lambda J, Z, xi, state: span_risk_kernel(J, Z, xi, eps, s, gamma, lam, k, v, k_star, v_star, loss, state)
+    if isinstance(rng, np.random.Generator) and isinstance(rng.bit_generator, np.random.SFC64):
+        J = sequence_locations(L, k_star, v_star, m, rng, J)
+        on_sfc64_state(rng, lambda state: kernel(J, np.empty((0, L, 0)), np.empty(0), state))
+    else:
+        J, Z, xi = sequence_draws(eps, L, k_star, v_star, m, rng, J)
+        kernel(J, Z, np.empty(0) if xi is None else xi, np.empty(0, dtype=np.uint64))
     return loss
 
 

@@ -37,6 +37,7 @@ _ORDER_POINTS = [(2, 10, _G_HALF), (10, 10, _G_HALF), (40, 5, 1.0), (400, 10, _G
        "log-likelihood ratio equals the Monte-Carlo average of the exact posterior variance")
 def quadrature_matches_monte_carlo(quick: bool, rng) -> Check:
     from numerics.montecarlo.bayes_risk import bayes_risk_mc
+    from numerics.sgd.trajectory import child_streams
     from theory.bayes import bayes_risk_quad
     from theory.parameters import Task
 
@@ -45,7 +46,8 @@ def quadrature_matches_monte_carlo(quick: bool, rng) -> Check:
     z_crit = bonferroni_z(_ALPHA, m)
     z_power = power_z(_POWER)
     z_scores, detectable, abserr, sizes = [], [], [], []
-    for (d, L, gamma), child in zip(points, rng.spawn(m)):
+    # SFC64 children: their normals are drawn by a compiled loop (numerics.montecarlo.task.standard_normals)
+    for (d, L, gamma), child in zip(points, child_streams(rng, m)):
         # eps = 0: eps^2 adds exactly to both routes, and the power target is relative to the excess.
         problem = Task(d=d, L=L, gamma=gamma, eps=0.0)
         q = bayes_risk_quad(problem)

@@ -23,6 +23,7 @@ _DETECT = {True: 0.1, False: 0.03}   # relative error of the quadrature to detec
        "(softmax: Laplace route) equals its Monte-Carlo estimate, on and off M, L = 2, 10 and 100")
 def routes(quick: bool, rng) -> Check:
     from numerics.nonlinearity import population_risk_sigma_mc
+    from numerics.sgd.trajectory import child_streams
     from theory import Overlaps, Problem
     from theory.nonlinearity import NONLINEARITY_NAMES, population_risk_sigma_quad
 
@@ -34,7 +35,8 @@ def routes(quick: bool, rng) -> Check:
     # n per pair sized for the power target (checks.sized_estimate: internal pilot, then top-ups).
     power = dict(alpha=_ALPHA, power=_POWER, detect=_DETECT[quick])
     estimates, exacts = [], []
-    for (problem, overlaps, name), child in zip(cases, rng.spawn(len(cases))):
+    # SFC64 children: their normals are drawn by a compiled loop (numerics.montecarlo.task.standard_normals)
+    for (problem, overlaps, name), child in zip(cases, child_streams(rng, len(cases))):
         exacts.append(population_risk_sigma_quad(problem, overlaps, name).value)
         run = lambda n, r, problem=problem, overlaps=overlaps, name=name: population_risk_sigma_mc(
             problem, overlaps, name, n=n, rng=r)

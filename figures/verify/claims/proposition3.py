@@ -35,25 +35,27 @@ def _linear_losses_mc(problem, n: int, rng):
     """Monte-Carlo risks of Prop 3's coefficients beta_l = gamma^2 v* / (gamma^2 + L - 1) and of the
     tilted coefficients (``_tilted``), on the same n sequences. Both read the tokens only along v*, so
     the tokens are drawn in the span of (k*, v*) (``sample_sequences`` with r = 2, basis (k*, v*)): the
-    exact law of every coordinate they read, at 2 L normals per sequence instead of d L."""
+    exact law of every coordinate they read, at 2 L normals per sequence instead of d L. Each predictor is
+    then <V, c>, V_l = <X_l, v*> and c_l = <beta_l, v*> (its coefficients lie along v*)."""
     task = require("numerics.montecarlo.task")
     RunningMean = require("numerics.montecarlo.population_risk").RunningMean
     g2, (d, L) = float(problem.gamma) ** 2, (int(problem.d), int(problem.L))
-    weight = g2 / (g2 + L - 1.0)
     k_span, v_span = np.eye(2)
-    tilted = _tilted(problem, k_span, v_span)
+    coefficients = np.stack([np.full(L, g2 / (g2 + L - 1.0)), _tilted(problem, k_span, v_span) @ v_span], axis=1)
     acc = (RunningMean(), RunningMean())
     for start in range(0, n, _CHUNK):
         X, Y, _ = task.sample_sequences(np.sqrt(d / 2.0), float(problem.gamma), float(problem.eps), L,
                                         k_span, v_span, min(_CHUNK, n - start), rng)
-        acc[0].add(np.square(Y - weight * (X.sum(axis=1) @ v_span)))
-        acc[1].add(np.square(Y - np.einsum("nld,ld->n", X, tilted)))
+        predictions = X[..., 1] @ coefficients  # (n, 2): V = the v* coordinates of the tokens
+        for a, prediction in zip(acc, predictions.T):
+            a.add(np.square(Y - prediction))
     return [a.estimate() for a in acc]
 
 
 @claim("proposition3-montecarlo", _STATEMENT, cost=1)  # full mode measured at 0.9 s CPU (load ~8)
 def linear_risk_matches_monte_carlo(quick: bool, rng) -> Check:
     from numerics.montecarlo.geometry import random_orthonormal
+    from numerics.sgd.trajectory import child_streams
 
     baselines = require("theory.baselines")
     # L >= 2: at L = 1 the risk is eps^2, possibly ~0, and a relative power target is meaningless.
@@ -61,7 +63,8 @@ def linear_risk_matches_monte_carlo(quick: bool, rng) -> Check:
     problems = [dataclasses.replace(p, L=max(int(p.L), 2)) for p in problems]
     power = dict(alpha=_ALPHA, power=_POWER, detect=_DETECT[quick])
     estimates, exacts = [], []
-    for problem, child in zip(problems, rng.spawn(len(problems))):
+    # SFC64 children: their normals are drawn by a compiled loop (numerics.montecarlo.task.standard_normals)
+    for problem, child in zip(problems, child_streams(rng, len(problems))):
         k_star, v_star = random_orthonormal(int(problem.d), 2, child)
         # The tilted predictor's risk from its own second-moment formula (J uniform).
         pair = [float(baselines.linear_risk(problem)),

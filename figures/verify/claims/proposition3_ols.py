@@ -78,6 +78,7 @@ def _sized_ols(problem, k_star, v_star, exact, p, z, detect, rng):
 def ols_matches_proposition3(quick: bool, rng) -> Check:
     from numerics.montecarlo.geometry import random_orthonormal
     from numerics.montecarlo.statistics import bonferroni_z, power_z
+    from numerics.sgd.trajectory import child_streams
     from theory.baselines import linear_risk
     from theory.parameters import Task
 
@@ -86,7 +87,8 @@ def ols_matches_proposition3(quick: bool, rng) -> Check:
     exacts = [float(linear_risk(p)) for p in problems]
     z = bonferroni_z(_ALPHA, len(problems)) + power_z(_POWER)
     estimates, corrections, sizes = [], [], []
-    for problem, exact, child in zip(problems, exacts, rng.spawn(len(problems))):
+    # SFC64 children: their normals are drawn by a compiled loop (numerics.montecarlo.task.standard_normals)
+    for problem, exact, child in zip(problems, exacts, child_streams(rng, len(problems))):
         p = int(problem.L * problem.d)
         k_star, v_star = random_orthonormal(int(problem.d), 2, child)
         res = _sized_ols(problem, k_star, v_star, exact, p, z, _DETECT[quick], child)
