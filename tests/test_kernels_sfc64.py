@@ -1,16 +1,20 @@
 """``numerics.kernels.sfc64``: the kernels' standard normals are NumPy's, bit for bit, from the same SFC64 state,
 and leave the generator where NumPy would."""
 
+import functools
+
 import numpy as np
 import pytest
 
 
+@functools.cache
 def _draws():
-    from numba import njit
+    """Compiled once per process and cached with the kernels (tests/compiled_in_tests.py)."""
+    from compiled_in_tests import njit_over_kernels
 
     from numerics.kernels.sfc64 import sfc64_normal
 
-    @njit
+    @njit_over_kernels
     def draws(state, out):
         a, b, c, w = state[0], state[1], state[2], state[3]
         for i in range(out.size):

@@ -130,12 +130,13 @@ def test_nonlinearity_members_on_the_kernel(sigma):
 
 @functools.cache
 def _kernel_draws():
-    """``_draw_step`` over the steps of a block, compiled once per process (not once per case)."""
-    from numba import njit
+    """``_draw_step`` over the steps of a block, compiled once per process (not once per case) and
+    cached with the kernels (tests/compiled_in_tests.py)."""
+    from compiled_in_tests import njit_over_kernels
 
     from numerics.kernels import sgd_step as ks
 
-    @njit
+    @njit_over_kernels
     def kernel_draws(state, gamma, mean, L, noise, KV, lam, code, table, X, AB, Zs, Es, Y, PQ, CE):
         for j in range(X.shape[0]):
             ks._draw_step(state, gamma, mean, L, noise[j], KV, lam, code, table, X[j], AB[j], Zs[j], Es[j], Y[j],
