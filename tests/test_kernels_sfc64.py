@@ -50,23 +50,32 @@ def test_other_bit_generators_are_refused():
         sfc64_state(np.random.default_rng(0))
 
 
-@pytest.mark.parametrize("df", [0.6, 1.0, 2.0, 3.0, 5.0, 6.0, 75.0, 76.0])
-def test_chisquare_draws_and_state_are_numpys(df):
-    """``sfc64_chisquare`` against ``Generator.chisquare`` on the same SFC64 state: 10^5 draws per degrees of
-    freedom, bit for bit, on each of NumPy's three branches of standard_gamma(df / 2) (below 1: rejection on
-    the exponential ziggurat; 1: the exponential itself; above 1: Marsaglia-Tsang on normals), and the same
-    final state."""
-    from numba import njit
+@functools.cache
+def _chisquare_draws():
+    """Compiled once per process and cached with the kernels (tests/compiled_in_tests.py)."""
+    from compiled_in_tests import njit_over_kernels
 
-    from numerics.kernels.sfc64 import sfc64_chisquare, sfc64_state
+    from numerics.kernels.sfc64 import sfc64_chisquare
 
-    @njit
+    @njit_over_kernels
     def draws(state, df, out):
         a, b, c, w = state[0], state[1], state[2], state[3]
         for i in range(out.size):
             out[i], a, b, c, w = sfc64_chisquare(df, a, b, c, w)
         state[0], state[1], state[2], state[3] = a, b, c, w
 
+    return draws
+
+
+@pytest.mark.parametrize("df", [0.6, 1.0, 2.0, 3.0, 5.0, 6.0, 75.0, 76.0])
+def test_chisquare_draws_and_state_are_numpys(df):
+    """``sfc64_chisquare`` against ``Generator.chisquare`` on the same SFC64 state: 10^5 draws per degrees of
+    freedom, bit for bit, on each of NumPy's three branches of standard_gamma(df / 2) (below 1: rejection on
+    the exponential ziggurat; 1: the exponential itself; above 1: Marsaglia-Tsang on normals), and the same
+    final state."""
+    from numerics.kernels.sfc64 import sfc64_state
+
+    draws = _chisquare_draws()
     ref, ker = (np.random.Generator(np.random.SFC64(int(df * 10))) for _ in range(2))
     out, state = np.empty(100_000), sfc64_state(ker)
     draws(state, df, out)
