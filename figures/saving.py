@@ -13,6 +13,7 @@ import contextlib
 
 from .cache import atomic_write
 from .paths import OutputPaths
+from .shared_mathtext import shared_text_metrics
 
 __all__ = ["LAYOUT_TABLES", "fix_layout", "lean_font_subsets", "save_figure"]
 
@@ -80,9 +81,11 @@ def fix_layout(fig):
     and a PDF that is four draws and two layouts per figure. Here the layout runs once, as the PNG's
     ``savefig`` would run it (Agg text metrics at ``savefig.dpi``), and is then frozen (layout
     engine removed): saved with the returned box, the PNG is the one ``savefig`` would have written,
-    pixel for pixel, and the PDF has the same layout and box (three draws for both files, one without
-    rendering). ``savefig``'s own PDF would be laid out with the PDF's text metrics at 72 dpi: the
-    page then differs by up to ~3 pt (of ~500), the drawing not at all."""
+    pixel for pixel, and the PDF has the same layout and box. The box is measured without that draw
+    (it places every artist whose extent the box reads, as the draw would: titles, axis labels and
+    offsets, legends): two draws for both files. ``savefig``'s own PDF would be laid out with the
+    PDF's text metrics at 72 dpi: the page then differs by up to ~3 pt (of ~500), the drawing not
+    at all."""
     import matplotlib
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
@@ -92,12 +95,15 @@ def fix_layout(fig):
         raise ValueError(f"savefig.bbox={matplotlib.rcParams['savefig.bbox']!r}, savefig.dpi={dpi!r}, "
                          f"savefig.pad_inches={pad!r} are not allowed: fix_layout reproduces bbox 'tight' "
                          "at a numeric dpi and pad")
-    FigureCanvasAgg(fig)   # the PNG's canvas: its one renderer measures the text for the layout and the box
+    canvas = FigureCanvasAgg(fig)   # the PNG's canvas: its renderer measures the text for the layout and the box
     screen_dpi = fig.dpi
     fig.dpi = dpi
     try:
-        fig.draw_without_rendering()   # the layout engine runs here, at the PNG's resolution
-        bbox = fig.get_tightbbox().padded(pad)
+        renderer = canvas.get_renderer()
+        engine = fig.get_layout_engine()
+        if engine is not None and fig.axes:
+            engine.execute(fig)   # what a draw does first (Figure.draw), at the PNG's resolution
+        bbox = fig.get_tightbbox(renderer).padded(pad)
     finally:
         fig.dpi = screen_dpi
     # No layout engine at all (a 'none' placeholder would still make savefig draw once more per file).
@@ -109,13 +115,15 @@ def fix_layout(fig):
 
 
 def save_figure(fig, paths: OutputPaths, name: str, metadata: dict):
-    """Save ``fig`` as ``<figures>/<name>.png`` and ``.pdf`` (atomically), laid out once by ``fix_layout``;
+    """Save ``fig`` as ``<figures>/<name>.png`` and ``.pdf`` (atomically), laid out once by ``fix_layout``,
+    each text string measured once per process (``figures.shared_mathtext.shared_text_metrics``);
     ``metadata``: the ``savefig`` metadata per format (``figures.metadata``)."""
     paths.figures.mkdir(parents=True, exist_ok=True)
     files = paths.figure_files(name)
-    bbox = fix_layout(fig)
-    for path in files:
-        fmt = path.suffix[1:]
-        with lean_font_subsets():
-            atomic_write(path, lambda fh: fig.savefig(fh, format=fmt, metadata=metadata.get(fmt), bbox_inches=bbox))
+    with shared_text_metrics():
+        bbox = fix_layout(fig)
+        for path in files:
+            fmt = path.suffix[1:]
+            with lean_font_subsets():
+                atomic_write(path, lambda fh: fig.savefig(fh, format=fmt, metadata=metadata.get(fmt), bbox_inches=bbox))
     return files

@@ -1,4 +1,5 @@
-"""Each mathtext string parsed once per process while figures are drawn: ``shared_mathtext()``.
+"""Each mathtext string parsed, and each text string measured, once per process while figures are drawn:
+``shared_mathtext()``, ``shared_text_metrics()``.
 
 matplotlib keeps a parsed mathtext string (``MathTextParser._parse_cached``, a per-parser cache) for the
 renderer that asked for it, and every renderer has its own parser: saving one figure lays it out with
@@ -9,11 +10,18 @@ drawing and saving (load ~10).
 
 Inside ``with shared_mathtext():`` a parse is kept for the whole process, keyed by what it depends on:
 the parser's output (raster for Agg, vector for PDF), the string, dpi, font properties, antialiasing
-and glyph-loading flags (the arguments of ``_parse_cached``), and the ``mathtext.*``, ``font.*`` and
-``text.*`` rcParams in force when the block was entered (which the per-parser cache leaves out: it
-lives for one draw). The parse is a pure function of these, so the figures are drawn the same, pixel for
+and glyph-loading flags (the arguments of ``_parse_cached``), and the ``mathtext.*``, ``font.*``,
+``text.*``, ``pdf.*`` and ``ps.*`` rcParams in force when the block was entered (which the per-parser
+cache leaves out: it lives for one draw). The parse is a pure function of these, so the figures are drawn the same, pixel for
 pixel (tests/test_figures_save.py). Where matplotlib has no such cache (another version), the block
 changes nothing.
+
+The same holds for the size of a plain text string (``shared_text_metrics()``): matplotlib keeps it per
+renderer (``matplotlib.text._get_text_metrics_with_cache``), so the layout, the PNG and the PDF measure
+every tick label, title and legend entry again, each with FreeType's shaping of the string. Inside
+the block a size is kept for the process, keyed by the renderer's kind and resolution, the string,
+the font properties, the math mode, dpi and the rcParams above: the 14 figures asked 11,395 times for
+548 sizes.
 """
 
 from __future__ import annotations
@@ -21,27 +29,38 @@ from __future__ import annotations
 import contextlib
 import functools
 
-__all__ = ["shared_mathtext", "shared_cache_info"]
+__all__ = ["shared_mathtext", "shared_cache_info", "shared_text_metrics", "shared_metrics_info"]
 
 
-class _Parse:
-    """One parse request: the parser that asked (used to run the parse), hashed and compared by its key only."""
+class _Request:
+    """One request: ``compute()`` gives its value, which depends on ``key`` only; hashed and compared by the key."""
 
-    __slots__ = ("parser", "key", "args", "kwargs")
+    __slots__ = ("key", "compute")
 
-    def __init__(self, parser, key, args, kwargs):
-        self.parser, self.key, self.args, self.kwargs = parser, key, args, kwargs
+    def __init__(self, key, compute):
+        self.key, self.compute = key, compute
 
     def __hash__(self):
         return hash(self.key)
 
     def __eq__(self, other):
-        return isinstance(other, _Parse) and self.key == other.key
+        return isinstance(other, _Request) and self.key == other.key
 
 
-@functools.lru_cache(maxsize=2048)
-def _parsed(request: _Parse):
-    return request.parser._parse_uncached(*request.args, **request.kwargs)
+def _process_cache(maxsize: int):
+    """A process-wide cache of ``_Request`` values (``functools.lru_cache``)."""
+
+    @functools.lru_cache(maxsize=maxsize)
+    def computed(request: _Request):
+        value = request.compute()
+        request.compute = None   # the cache keeps the key, not the parser or renderer that computed it
+        return value
+
+    return computed
+
+
+_parsed = _process_cache(2048)
+_measured = _process_cache(8192)
 
 
 def shared_cache_info():
@@ -49,11 +68,16 @@ def shared_cache_info():
     return _parsed.cache_info()
 
 
+def shared_metrics_info():
+    """Hits, misses (strings measured) and size of the process-wide cache of text sizes."""
+    return _measured.cache_info()
+
+
 def _rc_snapshot() -> tuple:
     import matplotlib
 
     return tuple(sorted((k, repr(v)) for k, v in matplotlib.rcParams.items()
-                        if k.startswith(("mathtext.", "font.", "text."))))
+                        if k.startswith(("mathtext.", "font.", "text.", "pdf.", "ps."))))
 
 
 @contextlib.contextmanager
@@ -72,7 +96,8 @@ def shared_mathtext():
         output = getattr(self, "_output_type", None)
         if output is None:   # a parser of unknown kind: its own cache
             return cached(self, *args, **kwargs)
-        return _parsed(_Parse(self, (type(self), output, rc, args, tuple(sorted(kwargs.items()))), args, kwargs))
+        return _parsed(_Request((type(self), output, rc, args, tuple(sorted(kwargs.items()))),
+                                lambda: compute(self, *args, **kwargs)))
 
     MathTextParser._parse_uncached = compute
     MathTextParser._parse_cached = parse
@@ -81,3 +106,30 @@ def shared_mathtext():
     finally:
         MathTextParser._parse_cached = cached
         del MathTextParser._parse_uncached
+
+
+@contextlib.contextmanager
+def shared_text_metrics():
+    """Within the block, the size (width, height, descent) of a text string is measured once per process,
+    for each kind of renderer and resolution (module doc)."""
+    from matplotlib import text
+
+    measure = getattr(text, "_get_text_metrics_with_cache", None)
+    if measure is None or getattr(measure, "shared", False):   # unknown layout, or already shared
+        yield
+        return
+    rc = _rc_snapshot()
+
+    def shared(renderer, string, fontprop, ismath, dpi):
+        inner = getattr(renderer, "_renderer", None)   # a PDF's mixed-mode renderer draws with this one
+        kind = (type(renderer), getattr(renderer, "dpi", None), type(inner), getattr(inner, "dpi", None))
+        prop = fontprop.copy()   # FontProperties are mutable: the key keeps the values asked for
+        return _measured(_Request((kind, rc, string, prop, ismath, dpi),
+                                  lambda: measure(renderer, string, prop, ismath, dpi)))
+
+    shared.shared = True
+    text._get_text_metrics_with_cache = shared
+    try:
+        yield
+    finally:
+        text._get_text_metrics_with_cache = measure

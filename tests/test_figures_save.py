@@ -1,5 +1,7 @@
 """Saving a figure (``figures.saving.save_figure``): the layout runs once for both files, the PNG is the one
-``savefig(bbox_inches="tight")`` writes, bit for bit, and the PDF keeps its text as text."""
+``savefig(bbox_inches="tight")`` writes, bit for bit, and the PDF keeps its text as text (its TrueType fonts
+embedded, without layout tables, drawing the same glyphs); text parsed and measured once per process
+draws the same."""
 
 import io
 
@@ -45,8 +47,8 @@ def test_png_is_what_savefig_tight_writes_and_the_layout_runs_once(tmp_path, mon
         draw = Figure.draw
         monkeypatch.setattr(Figure, "draw", lambda self, renderer: (draws.append(1), draw(self, renderer))[1])
         png, pdf = save_figure(_figure(), OutputPaths(out=tmp_path, cache=tmp_path / "cache"), "demo", METADATA)
-    # one draw without rendering for the layout and the box, then one per file (savefig: two per file)
-    assert len(draws) == 3
+    # one draw per file, the layout and the box without one (savefig: two per file)
+    assert len(draws) == 2
     assert np.array_equal(_pixels(png.read_bytes()), _pixels(reference.getvalue()))
     assert Image.open(png).text["Title"] == "demo"
     data = pdf.read_bytes()
@@ -99,6 +101,52 @@ def test_shared_mathtext_draws_the_same_and_parses_each_string_once():
     assert MathTextParser.__dict__["_parse_cached"] is original and "_parse_uncached" not in MathTextParser.__dict__
     for drawn in (first, again):
         assert np.array_equal(drawn[0], reference[0]) and drawn[1] == reference[1]
+
+
+def test_shared_text_metrics_draw_the_same_and_measure_each_string_once():
+    from matplotlib import text
+
+    from figures.shared_mathtext import shared_metrics_info, shared_text_metrics
+
+    original = text._get_text_metrics_with_cache
+    with figure_style():
+        reference = [_saved(_figure(), fmt) for fmt in ("png", "pdf")]
+        with shared_text_metrics():
+            first = [_saved(_figure(), fmt) for fmt in ("png", "pdf")]
+            measured = shared_metrics_info()
+            with shared_text_metrics():   # nested: the outer block's cache stays
+                again = [_saved(_figure(), fmt) for fmt in ("png", "pdf")]
+            # the second figure's layout, PNG and PDF find every string measured (new renderers)
+            assert shared_metrics_info().misses == measured.misses >= 1
+            assert shared_metrics_info().hits > measured.hits
+    assert text._get_text_metrics_with_cache is original
+    for drawn in (first, again):
+        assert np.array_equal(drawn[0], reference[0]) and drawn[1] == reference[1]
+
+
+def test_shared_text_metrics_key_the_rc_parameters():
+    """A size measured with one ``font.sans-serif`` is not reused under another (the font the
+    properties resolve to changes, the properties do not)."""
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    from figures.shared_mathtext import shared_text_metrics
+
+    def width():
+        fig = Figure(figsize=(3.0, 1.0))
+        label = fig.text(0.1, 0.3, "excess risk 0.25")
+        fig.canvas.draw()
+        return label.get_window_extent().width
+
+    with figure_style():
+        with matplotlib.rc_context({"font.sans-serif": ["DejaVu Sans Mono"]}):
+            mono = width()
+        proportional = width()
+        assert mono != proportional
+        with shared_text_metrics():
+            assert width() == proportional
+        with matplotlib.rc_context({"font.sans-serif": ["DejaVu Sans Mono"]}), shared_text_metrics():
+            assert width() == mono
 
 
 def test_shared_mathtext_keys_the_rc_parameters():

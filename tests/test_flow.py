@@ -259,3 +259,24 @@ def test_overlap_flow_raises_when_its_state_turns_non_finite(monkeypatch):
     start = Overlaps(kappa=0.3, nu=0.2, theta=0.0, eta=0.0, rho=0.0)
     with pytest.raises(RuntimeError, match="gradient-flow integration failed at t=.*non-finite"):
         overlap_flow(problem, start, t_end=5.0)
+
+
+def test_overlap_flows_equal_the_runs_one_by_one():
+    """Several runs as one system (per-run d and lambda, one off M) against overlap_flow run by run:
+    the same end states to the tolerance, every run's path feasible; array L rejected."""
+    from numerics.dynamics.flow import overlap_flows
+
+    start = Overlaps(kappa=np.array([0.3, -0.2, 0.05]), nu=np.array([0.1, 0.4, -0.3]),
+                     theta=np.array([0.0, 0.1, 0.0]), eta=np.array([0.0, -0.05, 0.0]),
+                     rho=np.array([0.0, 0.02, 0.0]))
+    d, lam = np.array([400, 50, 8]), np.array([0.1, 0.9, 2.0])
+    ode = OdeOptions(rtol=1e-11, atol=1e-13)
+    t, y = overlap_flows(Problem(d=d, lam=lam), start, t_end=3.0, ode=ode)
+    assert y.shape == (5, 3, t.size) and t[-1] == 3.0
+    for i in range(3):
+        alone = Overlaps(**{k: float(v[i]) for k, v in start.as_dict().items()})
+        one = overlap_flow(Problem(d=int(d[i]), lam=float(lam[i])), alone, t_end=3.0, ode=ode)
+        assert np.max(np.abs(y[:, i, -1] - one.y[:, -1])) < 1e-9
+    assert np.all(y[2:, [0, 2]] == 0.0)   # M is invariant, also when integrated jointly
+    with pytest.raises(ValueError, match="scalar L and gamma"):
+        overlap_flows(Problem(d=d, L=np.array([2, 3, 4]), lam=lam), start, t_end=1.0)

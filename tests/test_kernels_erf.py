@@ -20,11 +20,11 @@ EPS = np.finfo(float).eps
 
 @pytest.fixture(scope="module")
 def erf_values():
-    from numba import njit
+    from compiled_in_tests import njit_over_kernels
 
     from numerics.kernels.erf_poly import erf_poly, erf_table
 
-    @njit
+    @njit_over_kernels
     def evaluate(xs, table):
         out = np.empty_like(xs)
         for i in range(xs.size):

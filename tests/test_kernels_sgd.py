@@ -130,12 +130,13 @@ def test_nonlinearity_members_on_the_kernel(sigma):
 
 @functools.cache
 def _kernel_draws():
-    """``_draw_step`` over the steps of a block, compiled once per process (not once per case)."""
-    from numba import njit
+    """``_draw_step`` over the steps of a block, compiled once per process (not once per case) and
+    cached with the kernels (tests/compiled_in_tests.py)."""
+    from compiled_in_tests import njit_over_kernels
 
     from numerics.kernels import sgd_step as ks
 
-    @njit
+    @njit_over_kernels
     def kernel_draws(state, gamma, mean, L, noise, KV, lam, code, table, X, AB, Zs, Es, Y, PQ, CE):
         for j in range(X.shape[0]):
             ks._draw_step(state, gamma, mean, L, noise[j], KV, lam, code, table, X[j], AB[j], Zs[j], Es[j], Y[j],
@@ -193,3 +194,30 @@ def test_kernel_draws_the_reference_tokens_bit_for_bit(d, B, L, member, KV):
             np.testing.assert_allclose(CE[:, 1], erf(lp), rtol=4 * EPS, atol=0)  # each erf within 2 eps
             np.testing.assert_allclose(CE[:, 0], np.exp(-(lp * lp)), rtol=2 * EPS, atol=0)  # two exps, <= 1 ulp each
     assert str(ker[0].bit_generator.state) == str(ref[0].bit_generator.state)
+
+
+@pytest.mark.parametrize("d", [4, 5, 6, 7, 10, 80])
+def test_compiled_noise_draws_are_the_references(d):
+    """``_draw_noise`` from the runs' SFC64 states (the kernel route) gives the NumPy route's arrays from the
+    runs' Generators bit for bit (the same numbers in the same order; d = 4..7 take the zero, shape-1/2, shape-1
+    and shape-3/2 branches of the Bartlett variables), over two blocks (the states carry over)."""
+    import numerics.sgd.reduced as sr
+
+    seeds = np.random.SeedSequence(d).spawn(3)
+    states = np.ascontiguousarray(sr.stream_states(seeds, 5)[:, :4])  # a SeedSequence is not advanced: first
+    gens = [sr.child_streams(s, 5)[:4] for s in seeds]
+    for n in (7, 300):
+        for got, want in zip(sr._draw_noise(states, n, d, 5, 0.1), sr._draw_noise(gens, n, d, 5, 0.1)):
+            np.testing.assert_array_equal(got, want)
+
+
+def test_stream_states_advance_a_generator_as_child_streams_does():
+    """A Generator given per run has spawned its run's streams afterwards (its next children differ), as
+    ``child_streams``; the states are those of ``child_streams``'s generators."""
+    import numerics.sgd.reduced as sr
+    from numerics.kernels.sfc64 import sfc64_state
+
+    gen, twin = np.random.default_rng(5), np.random.default_rng(5)
+    states = sr.stream_states([gen], 5)[0]
+    np.testing.assert_array_equal(states, [sfc64_state(g) for g in sr.child_streams(twin, 5)])
+    assert gen.bit_generator.seed_seq.n_children_spawned == twin.bit_generator.seed_seq.n_children_spawned == 5

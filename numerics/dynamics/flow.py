@@ -36,7 +36,7 @@ from .ode import OdeOptions, check_solution
 from .pgd import initial_state
 from .schedules import as_schedule, lambda_setting
 
-__all__ = ["FlowTrajectory", "overlap_flow", "manifold_flow", "manifold_flow_velocity",
+__all__ = ["FlowTrajectory", "overlap_flow", "overlap_flows", "manifold_flow", "manifold_flow_velocity",
            "schedule_in_flow_time", "integrate_ode", "lambda_of_time"]
 
 
@@ -167,6 +167,38 @@ def overlap_flow(problem, initial: Overlaps, *, t_end, ode: OdeOptions = OdeOpti
 
     y0 = [float(x[0]) for x in start.as_tuple()]
     return integrate_ode(rhs, y0, list(OVERLAP_NAMES), t_end, ode, delta, terminal, t_eval, d=problem.d)
+
+
+def overlap_flows(problem: Problem, initial, *, t_end, ode: OdeOptions = OdeOptions()):
+    """``overlap_flow``'s ODE from n starts at once, as one system of 5 n equations: (t, y) with
+    y of shape (5, n, len(t)), y[:, i] the overlaps of run i (OVERLAP_NAMES order) at the times t,
+    each run mapped to feasible overlaps realisable in R^d as by ``overlap_flow``.
+
+    ``problem``: a ``theory.Problem``; d and lambda numbers or arrays of shape (n,) (one per run),
+    L and gamma numbers. ``initial``: ``Overlaps`` with fields of shape (n,) or the five-tuple.
+    The runs share the steps: LSODA's local error test is the max-norm of the components' errors
+    weighted by 1 / (rtol |y| + atol), so each run meets its tolerance at every step as when
+    integrated alone, on steps no coarser than the error test of the whole system allows. The
+    right-hand side is vectorised: n runs cost about one run's steps.
+    """
+    start = initial_state(initial)
+    n = start.kappa.shape[0]
+    d, lam = (np.broadcast_to(np.asarray(x, dtype=float), (n,)) for x in (problem.d, problem.lam))
+    if not isinstance(problem, Problem) or np.ndim(problem.L) or np.ndim(problem.gamma):
+        raise ValueError(f"problem={problem!r} is not allowed: a theory.Problem with scalar L and gamma")
+    L, gamma = float(problem.L), float(problem.gamma)
+    check_realisable(problem, start)
+
+    def rhs(t, y):
+        state = y.reshape(5, n)
+        return np.concatenate(flow_velocity(*state, *risk_grad_from_arrays(d, L, gamma, 0.0, lam, *state)))
+
+    sol = scipy.integrate.solve_ivp(rhs, (0.0, check_positive_real("t_end", t_end)),
+                                    np.concatenate(start.as_tuple()), **ode.kwargs())
+    check_solution(sol, "gradient-flow", ode.method, ". Try method='Radau' or 'BDF' (stiff: large lambda "
+                   "sqrt(d)), looser rtol/atol, or a shorter t_end.")
+    y = sol.y.reshape(5, n, -1)
+    return sol.t, np.stack([np.array(nearest_feasible(*y[:, i], d=int(d[i]))) for i in range(n)], axis=1)
 
 
 def _manifold_velocity(kappa, nu, d, gamma, lam):

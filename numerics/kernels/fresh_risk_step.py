@@ -19,7 +19,7 @@ from ._jit import jit
 from .erf_poly import erf_poly
 from .sfc64 import sfc64_normal
 
-__all__ = ["fresh_risk_kernel"]
+__all__ = ["fresh_risk_kernel", "fresh_risk_runs"]
 
 
 @jit
@@ -48,3 +48,11 @@ def fresh_risk_kernel(S, KV, rho, n, d, L, gamma, eps, lam, table):
         total += r * r
     S[0], S[1], S[2], S[3] = s0, s1, s2, s3
     return total / n
+
+
+@jit
+def fresh_risk_runs(S, KV, rho, n, d, L, gamma, eps, lam, table, out):
+    """``fresh_risk_kernel`` of every run r in one call: S (R, 4) the runs' test-stream SFC64 states (advanced),
+    KV (R, 2, 4), rho (R,); the mean losses into out (R,)."""
+    for r in range(KV.shape[0]):
+        out[r] = fresh_risk_kernel(S[r], KV[r], rho[r], n, d, L, gamma, eps, lam, table)

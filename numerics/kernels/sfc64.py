@@ -11,6 +11,9 @@ a kernel draws the same numbers in the same order as NumPy, bit for bit, and lea
 the state NumPy would (``sfc64_state`` before the loop, ``set_sfc64_state`` after it; tested against
 ``Generator.standard_normal`` in tests/test_kernels_sfc64.py). The ziggurat's rare branches
 (0.7% of draws: the wedges and the tail beyond r = 3.654) are a separate, not inlined function.
+``sfc64_chisquare`` is ``Generator.chisquare``'s draw (``random_chisquare``: 2 ``random_standard_gamma(df / 2)``,
+Marsaglia and Tsang's method above shape 1, the exponential ziggurat and Johnk-type rejection at or below it)
+on the same state, again bit for bit (tests/test_kernels_sfc64.py).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import numpy as np
 
 from ._jit import jit
 
-__all__ = ["sfc64_state", "set_sfc64_state", "on_sfc64_state", "sfc64_next", "sfc64_normal"]
+__all__ = ["sfc64_state", "set_sfc64_state", "on_sfc64_state", "sfc64_next", "sfc64_normal", "sfc64_chisquare"]
 
 _U1, _U3, _U8, _U11, _U24, _U40 = (np.uint64(k) for k in (1, 3, 8, 11, 24, 40))
 _LOW8, _MANTISSA = np.uint64(0xFF), np.uint64(0x000FFFFFFFFFFFFF)
@@ -27,13 +30,16 @@ _TO_UNIT = 1.0 / 9007199254740992.0  # 2^-53: next_double = (next64 >> 11) 2^-53
 
 
 def _tables():
-    """NumPy's ziggurat tables (``ziggurat_constants.h``) as numba's port of NumPy's distributions holds them."""
-    from numba.np.random.distributions import fi_double, ki_double, wi_double, ziggurat_nor_inv_r, ziggurat_nor_r
+    """NumPy's ziggurat tables (``ziggurat_constants.h``) as numba's port of NumPy's distributions holds them:
+    the normal's (ki, wi, fi, r, 1/r) and the exponential's (ke, we, fe, r)."""
+    from numba.np.random.distributions import (fe_double, fi_double, ke_double, ki_double, we_double, wi_double,
+                                               ziggurat_exp_r, ziggurat_nor_inv_r, ziggurat_nor_r)
 
-    return ki_double, wi_double, fi_double, float(ziggurat_nor_r), float(ziggurat_nor_inv_r)
+    return (ki_double, wi_double, fi_double, float(ziggurat_nor_r), float(ziggurat_nor_inv_r),
+            ke_double, we_double, fe_double, float(ziggurat_exp_r))
 
 
-_KI, _WI, _FI, _R, _INV_R = _tables()
+_KI, _WI, _FI, _R, _INV_R, _KE, _WE, _FE, _EXP_R = _tables()
 
 
 def sfc64_state(gen) -> np.ndarray:
@@ -101,3 +107,72 @@ def sfc64_normal(a, b, c, w):
         x, a, b, c, w = _rare(idx, rabs, x, a, b, c, w)
         if x == x:
             return x, a, b, c, w
+
+
+@jit(inline=True)
+def _sfc64_double(a, b, c, w):
+    """NumPy's next_double of SFC64: (next64 >> 11) 2^-53, and the state."""
+    r, a, b, c, w = sfc64_next(a, b, c, w)
+    return np.float64(r >> _U11) * _TO_UNIT, a, b, c, w
+
+
+@jit
+def _sfc64_exponential(a, b, c, w):
+    """NumPy's ``random_standard_exponential`` (256-layer ziggurat on next64 >> 3) from the state: (x, state)."""
+    while True:
+        r, a, b, c, w = sfc64_next(a, b, c, w)
+        r = r >> _U3
+        idx = np.intp(r & _LOW8)
+        r = r >> _U8
+        x = np.float64(r) * _WE[idx]
+        if r < _KE[idx]:
+            return x, a, b, c, w
+        if idx == 0:
+            u, a, b, c, w = _sfc64_double(a, b, c, w)
+            return _EXP_R - np.log1p(-u), a, b, c, w
+        u, a, b, c, w = _sfc64_double(a, b, c, w)
+        if (_FE[idx - 1] - _FE[idx]) * u + _FE[idx] < np.exp(-x):
+            return x, a, b, c, w
+
+
+@jit
+def _sfc64_gamma(shape, a, b, c, w):
+    """NumPy's ``random_standard_gamma(shape)`` from the state, in its order of draws: (x, state)."""
+    if shape == 1.0:
+        return _sfc64_exponential(a, b, c, w)
+    if shape == 0.0:
+        return 0.0, a, b, c, w
+    if shape < 1.0:
+        while True:
+            U, a, b, c, w = _sfc64_double(a, b, c, w)
+            V, a, b, c, w = _sfc64_exponential(a, b, c, w)
+            if U <= 1.0 - shape:
+                X = U ** (1.0 / shape)
+                if X <= V:
+                    return X, a, b, c, w
+            else:
+                Y = -np.log((1 - U) / shape)
+                X = (1.0 - shape + shape * Y) ** (1.0 / shape)
+                if X <= V + Y:
+                    return X, a, b, c, w
+    bb = shape - 1.0 / 3.0
+    cc = 1.0 / np.sqrt(9 * bb)
+    while True:
+        while True:
+            X, a, b, c, w = sfc64_normal(a, b, c, w)
+            V = 1.0 + cc * X
+            if V > 0.0:
+                break
+        V = V * V * V
+        U, a, b, c, w = _sfc64_double(a, b, c, w)
+        if U < 1.0 - 0.0331 * (X * X) * (X * X):
+            return bb * V, a, b, c, w
+        if np.log(U) < 0.5 * X * X + bb * (1.0 - V + np.log(V)):
+            return bb * V, a, b, c, w
+
+
+@jit(inline=True)
+def sfc64_chisquare(df, a, b, c, w):
+    """NumPy's ``Generator.chisquare(df)`` draw (2 standard_gamma(df / 2)) from the state: (x, a, b, c, w)."""
+    x, a, b, c, w = _sfc64_gamma(df / 2.0, a, b, c, w)
+    return 2.0 * x, a, b, c, w

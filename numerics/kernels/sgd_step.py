@@ -6,10 +6,11 @@ weights of ``theory.nonlinearity``'s softmax member), the residuals and
 the gradient coefficients (c, e); the Cholesky factor of their 2x2 covariance and the Bartlett
 pair (u5; w5, w6); the projected step in the 6-dim frame, normalisation and the Gram-Schmidt step
 back to Cholesky coordinates. The informative tokens in F, the noise tokens' plane coordinates and the
-complement normals (``numerics.sgd.plane``, ``sgd_plane``) are drawn here from the run's own
-``numpy.random.Generator`` (numba's ``standard_normal``: NumPy's numbers, in the reference's order);
-the targets' noise and the Bartlett variables are drawn by NumPy and passed in, as on the reference
-route. erf is ``erf_poly`` (piecewise polynomials, ~1 ulp); the rest is the reference's arithmetic
+complement normals (``numerics.sgd.plane``, ``sgd_plane``) are drawn here from the run's token stream
+(its SFC64 state, ``sfc64.sfc64_normal``: NumPy's numbers, in the reference's order); the targets' noise and the
+Bartlett variables are drawn ahead for a block of steps, all runs in one call (``sgd_noise.noise_draws``: NumPy's numbers
+from the runs' other streams, ``sfc64.sfc64_chisquare``) and passed in, as on the reference route; ``sgd_reduced_runs``
+advances every run of a block in one call. erf is ``erf_poly`` (piecewise polynomials, ~1 ulp); the rest is the reference's arithmetic
 in its order except for the summation order of its short sums (bound and test in
 ``docs/math/kernels.md#reduced-sgd``).
 """
@@ -25,7 +26,7 @@ from .erf_poly import erf_poly
 from .sfc64 import sfc64_normal
 from .sgd_plane import chol2, in_frame, plane
 
-__all__ = ["ERF", "SOFTMAX", "sgd_reduced_kernel"]
+__all__ = ["ERF", "SOFTMAX", "sgd_reduced_kernel", "sgd_reduced_runs"]
 
 _TWO_OVER_SQRT_PI = float(2.0 / np.sqrt(np.pi))
 _TINY = float(np.finfo(float).tiny)
@@ -91,7 +92,7 @@ def _draw_step(S, gamma, mean, L, noise, KV, lam, member, table, x, ab, Z, E, y,
     the informative tokens in F, x (4, B) (times gamma, mean added to the first coordinate), the noise
     tokens' plane coordinates ab (2, B (L-1)), the complement normals Z (2, 4); the projections PQ
     (2, B L) (informative: KV x; noise: p = |k| a, q = <v, e_a> a + <v, e_b> b, ``sgd_plane.plane``), the targets
-    y_b = x[1, b] + noise_b (noise = eps xi, drawn by NumPy) and, for the erf member, each token's gate
+    y_b = x[1, b] + noise_b (noise = eps xi, drawn ahead) and, for the erf member, each token's gate
     and exp(-(lambda p)^2) as soon as its p is known (``_gate``: this arithmetic overlaps the generator's
     sequential work). E (2, 4): (e_a, e_b) of KV, in place."""
     B = x.shape[1]
@@ -224,3 +225,14 @@ def sgd_reduced_kernel(KV, S, gamma, mean, noise, u_a11, u_n21, u_a22, lam, alph
         row = snap_rows[j]
         if row >= 0:
             snaps[row] = KV
+
+
+@jit
+def sgd_reduced_runs(KV, S, gamma, mean, noise, u_a11, u_n21, u_a22, lam, alpha, two_over_b, L,
+                     snap_rows, snaps, member, table):
+    """``sgd_reduced_kernel`` for every run r of a block in one call: KV (R, 2, 4), S (R, 4, 4) the runs' SFC64
+    stream states (row 0: the token stream, drawn and advanced here), noise (R, n, B), u_* (R, n), snaps
+    (n_snap, R, 2, 4); the rest as there."""
+    for r in range(KV.shape[0]):
+        sgd_reduced_kernel(KV[r], S[r, 0], gamma, mean, noise[r], u_a11[r], u_n21[r], u_a22[r], lam, alpha,
+                           two_over_b, L, snap_rows, snaps[:, r], member, table)

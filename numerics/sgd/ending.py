@@ -44,9 +44,17 @@ class RunEnding:
             self.alive &= ~np.asarray(self.until(frame_overlaps(KV)), dtype=bool)
 
 
+def _streams_of(train, runs):
+    """The streams of the runs ``runs``: a list of the per-run streams, or for an array of the runs' stream states
+    (the kernel route) the array itself when every run is simulated, else a copy of its rows."""
+    if not isinstance(train, np.ndarray):
+        return [train[i] for i in runs]
+    return train if runs.size == len(train) else train[runs]
+
+
 def advance_blocks(KV, train, advance, lam, steps, chunk, fixed, work, ending, frames, bar):
     """Steps 1..n_steps (lam: lambda_0..lambda_n_steps) by ``advance`` (a route of ``online_sgd_reduced``, called
-    with the runs' KV, streams, lambdas of the block, ``fixed`` = (alpha, shape, scale2), the logged indices in the
+    with the runs' KV, streams (``_streams_of``), lambdas of the block, ``fixed`` = (alpha, shape, scale2), the logged indices in the
     block and ``work``) in blocks of ``chunk`` steps, on the runs ``ending`` still simulates; the KV of every run at
     the logged steps after step 0 into frames[1:]. Returns the final KV (an ended run's at its end)."""
     n_steps, row = len(lam) - 1, 1
@@ -57,8 +65,11 @@ def advance_blocks(KV, train, advance, lam, steps, chunk, fixed, work, ending, f
         runs = ending.runs()
         snaps = [KV[runs]] * len(logged)  # no run left: NaN rows only
         if runs.size:
-            KV[runs], snaps = advance(KV[runs], [train[i] for i in runs], lam[start:start + n_chunk], *fixed,
+            streams = _streams_of(train, runs)
+            KV[runs], snaps = advance(KV[runs], streams, lam[start:start + n_chunk], *fixed,
                                       logged - start - 1, work[:runs.size])
+            if streams is not train and isinstance(train, np.ndarray):
+                train[runs] = streams  # the states the runs advanced
         for snap in snaps:
             frames[row] = ending.logged(snap, runs, KV.shape)
             ending.update(frames[row])

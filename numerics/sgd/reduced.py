@@ -35,7 +35,7 @@ from .ending import RunEnding, advance_blocks
 from .fresh_risk import fresh_test_risk
 from .plane import cholesky2, complement_parts, draw_tokens, frame_tokens, plane_basis, project_complement, token_numbers
 from .trajectory import (SGDTrajectory, check_reduced, child_streams, lambda_path, logged_steps, logged_trajectory,
-                         progress_bar, run_generators)
+                         progress_bar, run_generators, run_streams, stream_states)  # the last four also for the tests
 
 __all__ = ["online_sgd_reduced", "sgd_step"]
 
@@ -50,8 +50,14 @@ def _informative_mean(d):  # the informative token's mean along k* (docs/math/sg
 
 def _draw_noise(streams, n, d, B, eps):
     """The target noise eps xi (R, n, B) and the Bartlett variables (a11, n21, a22), each (R, n), of n steps for every
-    run, from streams[i][1:4] (both routes draw them here; the kernel route run by run: no stacking copy for one run)."""
+    run, from streams[i][1:4]: Generators, or SFC64 states (R, 4, 4) (``kernels.sgd_noise``: the same numbers)."""
     R, m = len(streams), d - 4  # m: Wishart degrees of freedom
+    if isinstance(streams, np.ndarray):
+        from ..kernels.sgd_noise import noise_draws
+
+        out = np.empty((R, n, B)), np.empty((R, n)), np.empty((R, n)), np.empty((R, n))
+        noise_draws(streams, B, m, float(eps), *out)
+        return out
     stack = (lambda xs: xs[0][None]) if R == 1 else np.stack
     extra = stack([s[1].standard_normal((n, B + 1)) for s in streams])
     n21 = extra[:, :, B] if m >= 1 else np.zeros((R, n))
@@ -161,30 +167,25 @@ def _advance_numpy(KV, streams, lam, alpha, shape, scale2, snap_at, work, coeffi
 
 
 def _advance_kernel(KV, streams, lam, alpha, shape, scale2, snap_at, work, member="erf"):
-    """``_advance_numpy`` by ``numerics.kernels.sgd_reduced_kernel`` (member "erf" or "softmax"), one call per run and block:
-    tokens from the run's token stream, the rest by ``_draw_noise``; the same numbers as ``_advance_numpy`` (streams in order)."""
+    """``_advance_numpy`` by ``kernels.sgd_step.sgd_reduced_runs`` (member "erf" or "softmax") on the runs' SFC64 states
+    (R, 4, 4) (``run_streams``; tokens drawn in the kernel, the rest by ``_draw_noise``): the same numbers."""
     from ..kernels.erf_poly import erf_table
-    from ..kernels.sfc64 import on_sfc64_state
-    from ..kernels.sgd_step import ERF, SOFTMAX, sgd_reduced_kernel
+    from ..kernels.sgd_step import ERF, SOFTMAX, sgd_reduced_runs
 
     d, B, L, gamma, eps = shape
     KV, rows, snaps = np.array(KV, order="C"), np.full(len(lam), -1), np.empty((len(snap_at),) + KV.shape)
     rows[snap_at] = np.arange(len(snap_at))
-    lam, code, table = np.ascontiguousarray(lam), {"erf": ERF, "softmax": SOFTMAX}[member], erf_table()
-    for k, s in enumerate(streams):
-        noise, a11, n21, a22 = (x[0] for x in _draw_noise([s], len(lam), d, B, eps))
-        on_sfc64_state(s[0], lambda state: sgd_reduced_kernel(KV[k], state, float(gamma), float(_informative_mean(d)),
-                       noise, -alpha * a11, -alpha * n21, -alpha * a22, lam, float(alpha), 2.0 / B, L, rows, snaps[:, k],
-                       code, table))
+    noise, a11, n21, a22 = _draw_noise(streams, len(lam), d, B, eps)
+    sgd_reduced_runs(KV, streams, float(gamma), float(_informative_mean(d)), noise, -alpha * a11, -alpha * n21,
+                     -alpha * a22, np.ascontiguousarray(lam), float(alpha), 2.0 / B, L, rows, snaps,
+                     {"erf": ERF, "softmax": SOFTMAX}[member], erf_table())
     return KV, list(snaps)
 
 
 def _chunk_steps(n_steps, n_runs, B, L, kernel):
-    """Steps per block of numbers drawn ahead (``_CHUNK_FLOATS`` floats). The kernel route draws B + 3 numbers per
-    run-step ahead and runs run by run (one call per run and block): blocks of >= 4096 steps or 1/20 of the path."""
-    if not kernel:
-        return max(1, min(n_steps, _CHUNK_FLOATS // (n_runs * (token_numbers(B, L) + B + 3))))
-    return max(1, min(n_steps, _CHUNK_FLOATS // (B + 3), max(4096, -(-n_steps // 20))))
+    """Steps per block of numbers drawn ahead (``_CHUNK_FLOATS`` floats; the kernel draws the tokens itself)."""
+    per_step = n_runs * (B + 3 if kernel else token_numbers(B, L) + B + 3)
+    return max(1, min(n_steps, _CHUNK_FLOATS // per_step))
 
 
 def _route(engine, coefficients):
@@ -206,7 +207,7 @@ def online_sgd_reduced(problem, overlaps: Overlaps, *, alpha: float, n_steps: in
     ``numerics.dynamics.initial.sample_initial_overlaps``). ``rng``: a Generator or one per run; run i's training
     streams and its test samples come from children of its generator, each consumed in order (drawn ahead in blocks
     of steps): a run uses the same random numbers whichever other runs are simulated with it (results equal up to
-    the summation order of vectorised reductions) and whatever the block length (bit-identical). Lambda and logging
+    the summation order of vectorised reductions) and whatever the block length (bit-identical); ``run_streams``. Lambda and logging
     conventions as ``online_sgd_full``. test_size > 0 logs the empirical risk on a fresh test set of that size at
     every logged step (``test_risk_kind = "fresh"``): exact marginal law at each step; the full simulator's fixed
     test set also correlates the steps, which this does not reproduce. Requires d >= 4; no d-dimensional array is
@@ -221,8 +222,9 @@ def online_sgd_reduced(problem, overlaps: Overlaps, *, alpha: float, n_steps: in
     d, L, gamma, eps = check_reduced(problem, alpha, n_steps, batch_size, log_every, test_size, engine, coefficients)
     KV = cholesky_coordinates(overlaps)
     n_runs = KV.shape[0]
-    streams = [child_streams(g, 5, used=5 if test_size else 4) for g in run_generators(rng, n_runs)]
-    train, test = [s[:4] for s in streams], [s[4] for s in streams]
+    advance = _route(engine, coefficients)
+    kernel = getattr(advance, "func", advance) is _advance_kernel
+    train, test = run_streams(rng, n_runs, test_size, kernel)
     lam = lambda_path(problem, n_steps)
     steps = logged_steps(n_steps, log_every)
     scale2, work = np.ones(batch_size * L), np.zeros((n_runs, 2, 6))
@@ -230,9 +232,7 @@ def online_sgd_reduced(problem, overlaps: Overlaps, *, alpha: float, n_steps: in
     frames = np.empty((len(steps), n_runs, 2, 4))  # KV at the logged steps (step 0 first; NaN once a run ended)
     frames[0], ending = KV, RunEnding(until, n_runs, test_size)
     ending.update(frames[0])
-    advance = _route(engine, coefficients)
-    chunk = ending.block(_chunk_steps(n_steps, n_runs, batch_size, L, getattr(advance, "func", advance) is _advance_kernel),
-                         n_steps, log_every)
+    chunk = ending.block(_chunk_steps(n_steps, n_runs, batch_size, L, kernel), n_steps, log_every)
     bar = progress_bar(progress, n_steps, "SGD steps (reduced)")
     KV = advance_blocks(KV, train, advance, lam, steps, chunk, (alpha, (d, batch_size, L, gamma, eps), scale2), work,
                         ending, frames, bar)

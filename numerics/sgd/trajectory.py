@@ -168,6 +168,33 @@ def child_streams(gen, n: int, used: int | None = None) -> list:
             for i, s in enumerate(seqs)]
 
 
+def stream_states(seeds, n: int) -> np.ndarray:
+    """(R, n, 4) uint64: the SFC64 states of ``child_streams(seeds[r], n)`` without building generators
+    (``numerics.kernels.seed_sequence``, ~2 us per run instead of ~60). A Generator's seed sequence is advanced
+    as ``child_streams`` does; a SeedSequence is used as given (its children from n_children_spawned on)."""
+    from ..kernels.seed_sequence import sfc64_child_states
+
+    seqs = [g if isinstance(g, np.random.SeedSequence) else g.bit_generator.seed_seq for g in seeds]
+    states = sfc64_child_states(seqs, n)
+    for g, seq in zip(seeds, seqs):
+        if g is not seq:
+            seq.spawn(n)
+    return states
+
+
+def run_streams(rng, n_runs: int, test_size: int, as_states: bool):
+    """(train, test): each run's four training streams and its test stream (``online_sgd_reduced``): generators
+    (``child_streams``), or with ``as_states`` (the kernel route) their SFC64 states (``stream_states``), train
+    (R, 4, 4) and test (R, 4), which the kernels advance in place. A Generator's seed sequence is advanced as
+    ``Generator.spawn`` would; with states, a SeedSequence given per run is used as given (not advanced)."""
+    seeds = run_generators(rng, n_runs)
+    if as_states:
+        states = stream_states(seeds, 5)
+        return np.ascontiguousarray(states[:, :4]), np.ascontiguousarray(states[:, 4])
+    streams = [child_streams(g, 5, used=5 if test_size else 4) for g in seeds]
+    return [s[:4] for s in streams], [s[4] for s in streams]
+
+
 def progress_bar(enabled: bool, total: int, desc: str):
     """A bar over the steps (``numerics.progress.bar``: drawn on a terminal, or forwarded to the
     parent's display from a pool worker); silent unless ``enabled``."""
