@@ -116,20 +116,26 @@ def _window(problem, x, D_lin, noise, radius, dt, t_max, rng, expansion=None, ba
 
 
 def _tau_after(problem, start, c, batch_size, delta, t_max):
-    """First time min(|kappa|, |nu|) = 1 - delta along dx/dtau = G(x) from ``start``."""
+    """First time min(|kappa|, |nu|) = 1 - delta along dx/dtau = G(x) from ``start`` = (kappa, nu) on M. M is
+    invariant under G (module docstring of ``per_run_drift``), so the path is that of (kappa, nu) with theta = eta =
+    rho = 0: two equations, without the off-M fast mode that makes the five stiff."""
     def aligned(_, y):
         return min(abs(y[0]), abs(y[1])) - (1.0 - delta)
 
+    def on_m(_, y):
+        return per_run_drift(problem, (y[0], y[1], 0.0, 0.0, 0.0), c=c, batch_size=batch_size,
+                             quadrature_step=_TAU_QUADRATURE)[:2]
+
     aligned.terminal, aligned.direction = True, 1
-    # rtol 1e-4: the alignment time to ~2e-3 (measured against rtol 1e-6 at d = 10^3, 10^4, lambda = 1/s,
-    # c = 0.5: 8.4868 vs 8.4885, 8.0500 vs 8.0505), far below the law's own error against SGD
-    # (docs/math/highdim.md#two-unstable-modes-under-sgd), at half the right-hand sides. The quadratures (three
-    # per right-hand side, the cost) at trapezoid step _TAU_QUADRATURE, half the nodes of the default 0.2: the
-    # drift changes by <= 2e-14 relative at lambda = lambda_bar / s, d >= 10^3, lambda_bar <= 4, and by <= 1.3e-7
-    # at the worst gate scale lambda sd = 1 (measured against step 0.1), 10^3 below this rtol
-    sol = solve_ivp(lambda _, y: per_run_drift(problem, y, c=c, batch_size=batch_size, quadrature_step=_TAU_QUADRATURE),
-                    (0.0, t_max),
-                    np.asarray(start, dtype=float), method="LSODA", rtol=1e-4, atol=1e-7, events=aligned)
+    # rtol 1e-4: the alignment time to ~1e-3 (measured at lambda = 1/s, c = 0.5, delta = 0.2 against rtol 1e-8:
+    # 8.48686 vs 8.48673, 8.14326 vs 8.14223, 8.05069 vs 8.04998 at d = 10^3, 10^3.5, 10^4; the five equations at
+    # rtol 1e-4 were as far, 5.7e-4 to 7.4e-4, with 153-213 right-hand sides against 77-79), far below the law's own
+    # error against SGD (docs/math/highdim.md#two-unstable-modes-under-sgd). The quadratures (three per right-hand
+    # side, the cost) at trapezoid step _TAU_QUADRATURE, half the nodes of the default 0.2: the drift changes by
+    # <= 2e-14 relative at lambda = lambda_bar / s, d >= 10^3, lambda_bar <= 4, and by <= 1.3e-7 at the worst gate
+    # scale lambda sd = 1 (measured against step 0.1), 10^3 below this rtol
+    sol = solve_ivp(on_m, (0.0, t_max), np.asarray(start, dtype=float), method="LSODA", rtol=1e-4, atol=1e-7,
+                    events=aligned)
     check_solution(sol, "drift-of-one-run", "LSODA")
     if len(sol.t_events[0]) == 0:
         raise RuntimeError(f"the drift of one run from {tuple(start)} does not align by t_max={t_max}: {sol.message}")
@@ -188,14 +194,14 @@ def escape_window(problem, *, c, batch_size=1, rng, n_samples=4000, exit_radius=
 def sgd_escape_law(problem, *, c, batch_size=1, rng, n_samples=4000, delta=0.05, exit_radius=None,
                    dt=0.01, t_max=100.0, expansion_order=None) -> SGDEscapeLaw:
     """The law of the module docstring: ``escape_window`` (``expansion_order`` as there), then
-    tau_after(R r) along the drift of one run to min(|kappa|, |nu|) >= 1 - delta (one stiff
-    integration, LSODA)."""
+    tau_after(R r) along the drift of one run on M to min(|kappa|, |nu|) >= 1 - delta (one integration of
+    (kappa, nu), LSODA)."""
     if not 0.0 < delta < 1.0:
         raise ValueError(f"delta={delta!r} is not allowed: need 0 < delta < 1")
     win = escape_window(problem, c=c, batch_size=batch_size, rng=rng, n_samples=n_samples,
                         exit_radius=exit_radius, dt=dt, t_max=t_max, expansion_order=expansion_order)
     R, r, on = win.exit_radius, win.direction, win.on_m
-    tau_after = _tau_after(problem, (R * r[0], R * r[1], 0.0, 0.0, 0.0), c, batch_size, delta, t_max)
+    tau_after = _tau_after(problem, (R * r[0], R * r[1]), c, batch_size, delta, t_max)
     times = np.full(len(on), np.inf)
     times[on] = win.exit_times[on] + tau_after + np.log(R / win.amplitude[on]) / win.rate
     return SGDEscapeLaw(win.rate, win.rate_off, r, R, tau_after, win.slow_fraction, np.sort(times))
