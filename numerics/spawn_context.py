@@ -13,10 +13,12 @@ from __future__ import annotations
 import multiprocessing.context
 import os
 
-__all__ = ["SpawnWithoutTeardown"]
+__all__ = ["SpawnWithoutTeardown", "WorkerProcess"]
 
 
-class _WorkerProcess(multiprocessing.context.SpawnProcess):
+class WorkerProcess(multiprocessing.context.SpawnProcess):
+    """A spawned process that ends by ``os._exit`` with its exit code once multiprocessing's exit steps ran."""
+
     def _bootstrap(self, *args, **kwargs):
         os._exit(super()._bootstrap(*args, **kwargs))
 
@@ -24,4 +26,4 @@ class _WorkerProcess(multiprocessing.context.SpawnProcess):
 class SpawnWithoutTeardown(multiprocessing.context.SpawnContext):
     """The spawn context whose processes end by ``os._exit`` after multiprocessing's exit steps."""
 
-    Process = _WorkerProcess
+    Process = WorkerProcess
