@@ -1,5 +1,4 @@
-"""The effective ODE with the fluctuations of the overlaps: mean and covariance
-(docs/math/highdim.md#fluctuations-of-the-fast-overlap).
+"""The effective ODE with the fluctuations of the overlaps: mean and covariance (docs/math/highdim.md#fluctuations-of-the-fast-overlap).
 
 The overlaps of online SGD at step alpha = c/d fluctuate by O(sqrt(c/d)) around their mean. Most
 of this is invisible in the mean, but theta = <v, k*> relaxes at a rate ~ d (R has the term
@@ -62,24 +61,15 @@ COVARIANCE_JACOBIANS = ("population", "mean_drift")
 # a quadrature per right-hand side; the covariance entries are ~c/d, so atol well below them
 CLOSURE_ODE = OdeOptions(method="LSODA", rtol=1e-7, atol=1e-10)
 _IU = np.triu_indices(5)
-
-
-@functools.lru_cache(maxsize=64)
-def _risk_constants(d, L, gamma, lam):
-    return lambda_constants(float(d), float(L), gamma, lam)
+_risk_constants = functools.lru_cache(maxsize=64)(lambda d, L, gamma, lam: lambda_constants(d, float(L), gamma, lam))
 
 
 def population_velocity(problem, X):
-    """F of the ``theory.Problem`` ``problem`` (scalar fields) at the rows of X (n, 5) by the
-    closed form (``numerics.flow_velocity``). Its partials are those of ``theory.risk.risk_grad_from_arrays``
-    regrouped with the constants of (d, L, gamma, lambda) computed once (``numerics.dynamics.risk_partials``,
-    about five times faster at every number of rows): each within (2 ZETA_MAX_RELATIVE_ERROR + 32 eps) of the
-    largest partial's size (tests/test_pgd.py), so F within a few times that of |x| max|R_x|
-    (docs/math/highdim.md#the-population-velocity-route)."""
+    """F of the ``theory.Problem`` ``problem`` (scalar fields) at the rows of X (n, 5): ``numerics.flow_velocity`` of the
+    closed form's partials regrouped (``numerics.dynamics.risk_partials``; docs/math/highdim.md#the-population-velocity-route)."""
     X = np.atleast_2d(X)
     d, L, gamma, _, lam = problem_scalars(problem)
-    grads = partials(_risk_constants(d, L, gamma, lam), *X.T)
-    return np.array(flow_velocity(*X.T, *grads), dtype=float).T
+    return np.array(flow_velocity(*X.T, *partials(_risk_constants(d, L, gamma, lam), *X.T)), dtype=float).T
 
 
 def _increment_map(overlaps):
