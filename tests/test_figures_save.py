@@ -19,11 +19,13 @@ METADATA = {"png": {"Title": "demo"}, "pdf": {"Title": "demo"}}
 
 
 def _figure():
-    """What the recipes draw: constrained layout, log axes (mathtext tick labels), titles, an outside legend."""
+    """What the recipes draw: constrained layout, log axes (mathtext tick labels), titles, an outside legend.
+    Two decades per axis (a few labelled ticks each, no labelled minor ticks, as over four): the
+    layout's cost is in the minor ticks it places, whose number grows with the decades."""
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(DOUBLE_COLUMN, 3.0), layout="constrained")
-    t = np.linspace(1.0, 1e4, 200)
+    t = np.linspace(1.0, 100.0, 200)
     for j, ax in enumerate(fig.subplots(1, 2)):
         ax.fill_between(t, 1 / t, 3 / t, alpha=0.25, lw=0)
         ax.plot(t, 2 / t, label=f"line {j}")
@@ -99,14 +101,21 @@ def _saved(fig, fmt):
     return _pixels(out.getvalue()) if fmt == "png" else out.getvalue()
 
 
-def test_shared_mathtext_draws_the_same_and_parses_each_string_once():
+@pytest.fixture(scope="module")
+def reference():
+    """``_figure()`` saved as PNG pixels and PDF bytes by matplotlib alone (no shared cache in
+    force), once for the tests of this module that compare with it."""
+    with figure_style():
+        return [_saved(_figure(), fmt) for fmt in ("png", "pdf")]
+
+
+def test_shared_mathtext_draws_the_same_and_parses_each_string_once(reference):
     from matplotlib.mathtext import MathTextParser
 
     from figures.shared_mathtext import shared_cache_info, shared_mathtext
 
     original = MathTextParser.__dict__["_parse_cached"]
     with figure_style():
-        reference = [_saved(_figure(), fmt) for fmt in ("png", "pdf")]
         before = shared_cache_info().misses
         with shared_mathtext():
             first = [_saved(_figure(), fmt) for fmt in ("png", "pdf")]
@@ -120,14 +129,13 @@ def test_shared_mathtext_draws_the_same_and_parses_each_string_once():
         assert np.array_equal(drawn[0], reference[0]) and drawn[1] == reference[1]
 
 
-def test_shared_text_metrics_draw_the_same_and_measure_each_string_once():
+def test_shared_text_metrics_draw_the_same_and_measure_each_string_once(reference):
     from matplotlib import text
 
     from figures.shared_mathtext import shared_layouts_info, shared_metrics_info, shared_text_metrics
 
     original, layout = text._get_text_metrics_with_cache, text.Text.__dict__["_get_layout"]
     with figure_style():
-        reference = [_saved(_figure(), fmt) for fmt in ("png", "pdf")]
         with shared_text_metrics():
             first = [_saved(_figure(), fmt) for fmt in ("png", "pdf")]
             measured, laid_out = shared_metrics_info(), shared_layouts_info()
@@ -267,14 +275,14 @@ def _drawn_glyphs(data: bytes) -> tuple:
     return fonts, others
 
 
-def test_pdf_fonts_embedded_without_layout_tables_draw_the_same_glyphs(tmp_path):
+def test_pdf_fonts_embedded_without_layout_tables_draw_the_same_glyphs(tmp_path, reference):
     """``save_figure``'s PDF embeds its TrueType fonts without the OpenType layout tables, and every
     character of every font draws the glyph (outline and advance) that matplotlib's own subsetting
     embeds; the pages and every other stream are the same bytes."""
     from figures.saving import LAYOUT_TABLES
 
+    reference = _drawn_glyphs(reference[1])
     with figure_style():
-        reference = _drawn_glyphs(_saved(_figure(), "pdf"))
         _, pdf = save_figure(_figure(), OutputPaths(out=tmp_path, cache=tmp_path / "cache"), "demo",
                              {"png": {}, "pdf": {"CreationDate": None}})
     fonts, others = _drawn_glyphs(pdf.read_bytes())
