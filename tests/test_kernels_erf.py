@@ -64,3 +64,16 @@ def test_erf_table_is_the_chebyshev_interpolant():
         x = (i + 0.5) / 4 + u / 8
         want = [float(mp.erf(v) / (v if i == 0 else 1)) for v in x]
         assert np.max(np.abs(np.polynomial.polynomial.polyval(u, row) - want)) <= 4 * EPS, i
+
+
+def test_shipped_erf_table_is_regenerated_bit_for_bit():
+    """The table the kernels read (numerics/kernels/_erf_table.py) is the text ``erf_table_source`` writes from a
+    fresh mpmath computation, and ``erf_table()`` reads back those exact floats."""
+    import pathlib
+
+    from numerics.kernels import _erf_table
+    from numerics.kernels.erf_poly import chebyshev_erf_table, erf_table, erf_table_source
+
+    fresh = chebyshev_erf_table()
+    assert pathlib.Path(_erf_table.__file__).read_text() == erf_table_source(fresh)
+    assert erf_table().tobytes() == fresh.tobytes() and not erf_table().flags.writeable
