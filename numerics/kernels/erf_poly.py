@@ -14,15 +14,18 @@ from __future__ import annotations
 
 import functools
 import math
+import pathlib
 
 import numpy as np
 
 from ._jit import jit
 
-__all__ = ["ERF_DEGREE", "chebyshev_erf_table", "erf_table_source", "erf_table", "erf_poly"]
+__all__ = ["ERF_DEGREE", "ERF_TABLE_FILE", "chebyshev_erf_table", "erf_table_source", "erf_table", "erf_poly",
+           "exp_block"]
 
 ERF_DEGREE = 11
 _INTERVALS = 24  # of width 1/4 on [0, 6)
+ERF_TABLE_FILE = pathlib.Path(__file__).with_name("_erf_table.py")  # the shipped table (``erf_table_source``)
 
 
 def _chebyshev_monomials(f, a, b, degree):
@@ -63,9 +66,9 @@ def chebyshev_erf_table() -> np.ndarray:
 
 
 def erf_table_source(table=None) -> str:
-    """The text of ``numerics/kernels/_erf_table.py``: the rows of ``table`` (default
+    """The text of ``ERF_TABLE_FILE`` (numerics/kernels/_erf_table.py): the rows of ``table`` (default
     ``chebyshev_erf_table()``) as exact hexadecimal floats (``float.hex``). Regenerate the shipped
-    table with ``pathlib.Path(_erf_table.__file__).write_text(erf_table_source())``;
+    table with ``ERF_TABLE_FILE.write_text(erf_table_source())``;
     tests/test_kernels_erf.py checks that the shipped file is this text, bit for bit."""
     table = chebyshev_erf_table() if table is None else table
     hexes = [[f'"{float(v).hex()}",' for v in row] for row in table]
@@ -111,3 +114,42 @@ def erf_poly(x, table):
     if ax == ax:
         return math.copysign(1.0, x)
     return x
+
+
+_INV_LN2 = 1.4426950408889634
+_LN2_HI = 6.93147180369123816490e-01  # ln 2 to 32 bits (21 trailing zero bits: k ln2_hi exact for |k| < 2^21)
+_LN2_LO = 1.90821492927058770002e-10  # ln 2 - ln2_hi
+_ROUND = 6755399441055744.0  # 1.5 2^52: (y + _ROUND) - _ROUND rounds y to an integer for |y| < 2^51
+_EXP_TAYLOR = (1 / 2, 1 / 6, 1 / 24, 1 / 120, 1 / 720, 1 / 5040, 1 / 40320, 1 / 362880, 1 / 3628800,
+               1 / 39916800, 1 / 479001600, 1 / 6227020800)  # 1/k!, k = 2..13
+
+
+@jit(inline=True)
+def exp_block(Y, K):
+    """Y[i] = exp(Y[i]) in place for Y <= 0 (values below -746 give 0), in loops without branches or calls that
+    LLVM vectorises (libm's exp is an opaque scalar call). exp(y) = 2^k exp(r): k = round(y / ln 2),
+    r = (y - k ln2_hi) - k ln2_lo, |r| <= ln(2)/2 (Cody and Waite's reduction, exact for the high part);
+    exp(r) = 1 + (r + r^2 S(r)), S the Taylor polynomial of degree 11 of (exp(r) - 1 - r)/r^2 by Estrin's
+    scheme (remainder r^14/14! < 5e-18), so the result is rounded once at its own size; 2^k as the
+    product 2^(k - k1) 2^k1, k1 = floor(k/2) (both normal for k >= -1076, so only the last product rounds, into
+    the subnormals where exp(y) is), built from their bits in K (2, n) int64 work space. Error: below one ulp
+    (docs/math/kernels.md#reduced-sgd; tests/test_kernels_erf.py)."""
+    t = _EXP_TAYLOR
+    for i in range(Y.shape[0]):
+        y = Y[i]
+        y = -746.0 if y < -746.0 else y  # nan stays nan
+        kf = (y * _INV_LN2 + _ROUND) - _ROUND
+        r = (y - kf * _LN2_HI) - kf * _LN2_LO
+        r2 = r * r
+        r4 = r2 * r2
+        a = (t[0] + t[1] * r) + (t[2] + t[3] * r) * r2
+        b = (t[4] + t[5] * r) + (t[6] + t[7] * r) * r2
+        c = (t[8] + t[9] * r) + (t[10] + t[11] * r) * r2
+        Y[i] = 1.0 + (r + r2 * ((a + b * r4) + c * (r4 * r4)))
+        k = np.int64(kf)
+        k1 = k >> 1
+        K[0, i] = (k1 + 1023) << 52
+        K[1, i] = (k - k1 + 1023) << 52
+    P = K.view(np.float64)
+    for i in range(Y.shape[0]):
+        Y[i] = (Y[i] * P[0, i]) * P[1, i]
