@@ -116,8 +116,10 @@ def claim_seed_sequence(claim_id: str, seed: int) -> np.random.SeedSequence:
 class Claim:
     """A registered claim; ``claim(quick, seed, cache)`` runs it and returns a ``ClaimResult``.
     ``figures``: the recipes whose data the check reads, in the order of its arguments (see the
-    module docstring), or (). ``cost``: the CPU seconds of a full run, measured (as a recipe's ``COST``); it only orders the
-    work of ``slr`` on several workers, longest first."""
+    module docstring), or (). ``cost``: the CPU seconds of a full run, measured (as a recipe's ``COST``;
+    the claims' values: one worker process running every claim in turn, so a claim that first loads a
+    library or a compiled kernel carries that cost); it only orders the work of ``slr`` on several
+    workers, longest first, so that they finish together."""
 
     claim_id: str
     statement: str

@@ -29,8 +29,8 @@ import dataclasses
 import functools
 
 import numpy as np
+import scipy  # scipy.optimize loads on first use (scipy's lazy submodules)
 import sympy as sp
-from scipy.optimize import minimize_scalar
 from scipy.special import lambertw
 
 from .functions import zeta_at_zero
@@ -138,7 +138,7 @@ def minimise_oracle_excess(d, L, gamma, rtol: float = 1e-10) -> OptimalLambda:
 
     f = lambda u: float(oracle_risk(Problem(d=d, L=L, gamma=gamma, eps=0.0, lam=float(np.exp(u)))))
     guess = float(np.log(optimal_lambda_predicted(d, L, gamma)))
-    res = minimize_scalar(f, bracket=(guess - 0.5, guess + 0.5), method="brent", tol=rtol)
+    res = scipy.optimize.minimize_scalar(f, bracket=(guess - 0.5, guess + 0.5), method="brent", tol=rtol)
     if not res.success:
         raise ArithmeticError(f"Brent minimisation failed for d={d}, L={L}, gamma={gamma}: {res.message}")
     return OptimalLambda(lam=float(np.exp(res.x)), excess=float(res.fun), nfev=int(res.nfev),

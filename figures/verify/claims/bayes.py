@@ -34,7 +34,7 @@ _ORDER_POINTS = [(2, 10, _G_HALF), (10, 10, _G_HALF), (40, 5, 1.0), (400, 10, _G
 
 @claim("bayes-quadrature-montecarlo",
        "Bayes risk (derived, docs/math/baselines.md#bayes-risk): eps^2 + E[Var(<X_J, v*> | X)] by quadrature of the laws of the "
-       "log-likelihood ratio equals the Monte-Carlo average of the exact posterior variance")
+       "log-likelihood ratio equals the Monte-Carlo average of the exact posterior variance", cost=1.1)
 def quadrature_matches_monte_carlo(quick: bool, rng) -> Check:
     from numerics.montecarlo.bayes_risk import bayes_risk_mc
     from numerics.sgd.trajectory import child_streams
@@ -117,7 +117,7 @@ def _value_z(points, quick: bool, rng, eps: float):
 
 @claim("bayes-risk-ordering",
        "Bayes risk (derived, docs/math/baselines.md#bayes-risk): eps^2 <= Bayes risk <= oracle attention risk at its best "
-       "lambda <= null risk eps^2 + gamma^2, and at small d the Bayes risk has its Monte-Carlo value")
+       "lambda <= null risk eps^2 + gamma^2, and at small d the Bayes risk has its Monte-Carlo value", cost=0.65)
 def risk_ordering(quick: bool, rng) -> Check:
     from theory.baselines import null_risk, oracle_best_lambda
     from theory.bayes import bayes_risk_quad

@@ -52,7 +52,7 @@ def _risk_roundoff(log, d: int) -> float:
 
 @claim("definition1-overlap-vs-vector",
        "Definition 1 (docs/math/dynamics.md#pgd-step-in-overlaps): PGD on explicit vectors in R^d and the exact five-overlap recursion "
-       "give the same iterates (for every d)", cost=1)
+       "give the same iterates (for every d)", cost=0.4)
 def overlap_pgd_equals_vector_pgd(quick: bool, rng) -> Check:
     from numerics.montecarlo.geometry import overlaps_from_vectors
     from numerics.dynamics.pgd import overlap_pgd, pgd_route_gap_bound
@@ -111,7 +111,7 @@ def _manifold_points(rng, n: int):
 
 @claim("invariance-of-M",
        "Invariance of M (paper, docs/math/dynamics.md#invariant-manifold), in float64: one PGD step from a point of M = {theta = eta = "
-       "rho = 0} lands exactly on M, and the flow's theta', eta', rho' vanish exactly on M")
+       "rho = 0} lands exactly on M, and the flow's theta', eta', rho' vanish exactly on M", cost=0.2)
 def manifold_is_invariant(quick: bool, rng) -> Check:
     from numerics.dynamics.flow import overlap_flows
     from numerics.dynamics.risk_partials import lambda_constants, partials

@@ -27,7 +27,7 @@ _FLOW_RTOL, _FLOW_ATOL = 1e-11, 1e-13
 
 @claim("pgd-to-flow-order-1",
        "PGD -> gradient flow (docs/math/dynamics.md#pgd-step-in-overlaps): at flow time T = alpha * steps the PGD iterate differs from the "
-       "flow's by C alpha + O(alpha^2) (order 1 in alpha)")
+       "flow's by C alpha + O(alpha^2) (order 1 in alpha)", cost=0.45)
 def pgd_converges_to_flow_at_order_one(quick: bool, rng) -> Check:
     from numerics.dynamics.flow import overlap_flows
     from numerics.dynamics.initial import sample_initial_overlaps
@@ -124,7 +124,7 @@ def _ks_pvalues(n, rng, vectors, dimension_factor=1):
 @claim("initial-overlap-law",
        "Initial law (docs/math/initial-law.md#uniform-on-the-sphere): the five overlaps drawn directly from their exact law in dimension d "
        "(numerics.dynamics.initial.sample_initial_overlaps) have the law of the overlaps of vectors drawn uniformly "
-       "on the sphere / on M in R^d")
+       "on the sphere / on M in R^d", cost=0.75)
 def initial_overlap_law(quick: bool, rng) -> Check:
     n = 2_000 if quick else _LAW_N
     # The vector samples (the costly part: d-dimensional vectors) are drawn once and serve both the

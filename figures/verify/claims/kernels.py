@@ -51,7 +51,7 @@ def _sgd_ratio(steps: int, rng) -> float:
 
 @claim("kernels-equal-reference",
        "The compiled kernels (numerics.kernels) give the NumPy reference routes' PGD and reduced-SGD "
-       "trajectories to round-off on the paper's configurations")
+       "trajectories to round-off on the paper's configurations", cost=1)
 def kernels_equal_reference(quick: bool, rng) -> Check:
     pgd, sgd = _pgd_ratio(_PGD_STEPS[quick]), _sgd_ratio(_SGD_STEPS[quick], rng)
     return Check(

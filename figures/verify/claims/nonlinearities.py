@@ -20,7 +20,7 @@ _DETECT = {True: 0.1, False: 0.03}   # relative error of the quadrature to detec
 
 @claim("nonlinearities-routes",
        "Every member (erf, linear, tanh, relu, sigmoid, softmax): the population risk by quadrature "
-       "(softmax: Laplace route) equals its Monte-Carlo estimate, on and off M, L = 2, 10 and 100")
+       "(softmax: Laplace route) equals its Monte-Carlo estimate, on and off M, L = 2, 10 and 100", cost=0.6)
 def routes(quick: bool, rng) -> Check:
     from numerics.nonlinearity import population_risk_sigma_mc
     from numerics.sgd.trajectory import child_streams
@@ -51,7 +51,7 @@ def routes(quick: bool, rng) -> Check:
 @claim("nonlinearities-M-invariance",
        "M = {theta = eta = rho = 0} is invariant for every member, odd or not (sigmoid, relu, "
        "softmax included): R is even in (theta, eta, rho) jointly (sympy proof), so R_theta = "
-       "R_eta = R_rho = 0 on M")
+       "R_eta = R_rho = 0 on M", cost=0.22)
 def invariance(quick: bool, rng) -> Check:
     import dataclasses
 

@@ -52,7 +52,7 @@ def _linear_losses_mc(problem, n: int, rng):
     return [a.estimate() for a in acc]
 
 
-@claim("proposition3-montecarlo", _STATEMENT, cost=1)  # full mode measured at 0.9 s CPU (load ~8)
+@claim("proposition3-montecarlo", _STATEMENT, cost=0.3)
 def linear_risk_matches_monte_carlo(quick: bool, rng) -> Check:
     from numerics.montecarlo.geometry import random_orthonormal
     from numerics.sgd.trajectory import child_streams

@@ -74,7 +74,7 @@ def _sized_ols(problem, k_star, v_star, exact, p, z, detect, rng):
 
 @claim("proposition3-ols",
        "Proposition 3: least squares fitted on sampled sequences (J uniform) reaches the risk "
-       "eps^2 + gamma^2 - gamma^4/(gamma^2 + L - 1), whatever d")
+       "eps^2 + gamma^2 - gamma^4/(gamma^2 + L - 1), whatever d", cost=2)
 def ols_matches_proposition3(quick: bool, rng) -> Check:
     from numerics.montecarlo.geometry import random_orthonormal
     from numerics.montecarlo.statistics import bonferroni_z, power_z
@@ -115,7 +115,7 @@ def _integers_above(d_c: float, count: int) -> np.ndarray:
 
 @claim("attention-linear-crossover",
        "Crossover (derived): the oracle attention at its best lambda beats the best linear predictor "
-       "(Prop 3) exactly for d above the root d_c(L, gamma) of min_lambda R(k*, v*) = R_lin")
+       "(Prop 3) exactly for d above the root d_c(L, gamma) of min_lambda R(k*, v*) = R_lin", cost=0.35)
 def attention_beats_linear_above_crossover(quick: bool, rng) -> Check:
     from theory.baselines import attention_linear_crossover, linear_risk, oracle_best_lambda
     from theory.zeta import ZETA_MAX_RELATIVE_ERROR

@@ -26,7 +26,7 @@ _FD_CASES = {True: [(8, 3, 0.8)], False: [(8, 3, 0.8), (12, 5, 0.7), (16, 4, 1.0
 @claim("lambda-c-finite-differences",
        "lambda_c (derived, docs/math/critical-lambda.md#critical-lambda): the oracle is a strict local minimum of R on the sphere product "
        "for lambda < lambda_c and a saddle above; lambda_c from the closed-form Riemannian Hessian "
-       "equals the root of the smallest eigenvalue of the Hessian of R(k, v) in dimension d")
+       "equals the root of the smallest eigenvalue of the Hessian of R(k, v) in dimension d", cost=0.17)
 def lambda_c_matches_finite_differences(quick: bool, rng) -> Check:
     from scipy.optimize import brentq
 
@@ -80,7 +80,7 @@ _LIMIT_D = {True: (1e3, 1e4, 1e5, 1e6), False: (1e3, 3e3, 1e4, 3e4, 1e5, 3e5, 1e
 
 @claim("lambda-c-limit",
        "lambda_c -> sqrt(3)/2 (derived, docs/math/critical-lambda.md#limit-as-d-grows-and-first-correction): as d -> inf, lambda_c(d) = sqrt(3)/2 + c1/d + O(1/d^2) "
-       "with c1 = 4 sqrt(3) gamma^2 (L-1)/3, for every L >= 2 and gamma > 0")
+       "with c1 = 4 sqrt(3) gamma^2 (L-1)/3, for every L >= 2 and gamma > 0", cost=1.2)
 def lambda_c_limit(quick: bool, rng) -> Check:
     import sympy as sp
 

@@ -25,7 +25,7 @@ def _nonzero(exprs) -> int:
 
 @claim("invariance-of-M-symbolic",
        "Invariance of M (paper, docs/math/dynamics.md#invariant-manifold): R_theta = R_eta = R_rho = 0 on M = {theta = eta = rho = 0} "
-       "for all parameters, so gradient flow and PGD started on M stay on M")
+       "for all parameters, so gradient flow and PGD started on M stay on M", cost=0.7)
 def invariance_of_M(quick: bool, rng) -> Check:
     from theory.symbolic import manifold
 
@@ -52,7 +52,7 @@ _EXPECTED_KINDS = {(0, 0): "saddle", (1, 1): "stable", (-1, -1): "stable",
 
 @claim("fixed-points-on-M-symbolic",
        "Fixed points on M (derived, docs/math/dynamics.md#fixed-points-and-their-types): the flow on M has exactly five fixed points in [-1, 1]^2: "
-       "(0, 0) a saddle, (1, 1) and (-1, -1) stable, (1, -1) and (-1, 1) unstable, for all parameters")
+       "(0, 0) a saddle, (1, 1) and (-1, -1) stable, (1, -1) and (-1, 1) unstable, for all parameters", cost=0.7)
 def fixed_points_on_M(quick: bool, rng) -> Check:
     from theory.symbolic import manifold
 
@@ -86,7 +86,7 @@ def fixed_points_on_M(quick: bool, rng) -> Check:
 @claim("oracle-local-rates",
        "Local rates at the oracle (derived, docs/math/dynamics.md#local-rates): on M near (k*, v*), phi = arccos kappa and "
        "psi = arccos nu decay like exp(-r t) with r_phi = 2 gamma^2 a_l erf'(a_l) erfc(b) > 0 and "
-       "r_psi = 2 gamma^2 erf(a_l) > 0")
+       "r_psi = 2 gamma^2 erf(a_l) > 0", cost=0.13)
 def local_rates(quick: bool, rng) -> Check:
     from theory.symbolic import manifold
 

@@ -59,7 +59,7 @@ def _expectation_form(problem):
 
 @claim("theorem1-oracle-expectation",
        "Theorem 1 at (k*, v*): R = eps^2 + gamma^2 E[(1 - erf(lambda(sqrt(d/2) + gamma Z)))^2] "
-       "+ (L-1) zeta(0, lambda), zeta(0, lambda) = (2/pi) arcsin(2 lambda^2/(1+2 lambda^2))")
+       "+ (L-1) zeta(0, lambda), zeta(0, lambda) = (2/pi) arcsin(2 lambda^2/(1+2 lambda^2))", cost=0.65)
 def oracle_matches_expectation(quick: bool, rng) -> Check:
     from theory import oracle_risk
     from theory.zeta import ZETA_MAX_RELATIVE_ERROR
@@ -85,7 +85,7 @@ def oracle_matches_expectation(quick: bool, rng) -> Check:
 
 @claim("theorem1-oracle-general",
        "Theorem 1: the general closed form (docs/math/risk.md#closed-form-population-risk) at kappa = nu = 1, theta = eta = rho = 0 equals the "
-       "oracle risk eps^2 + gamma^2 E[(1 - erf(lambda(sqrt(d/2) + gamma Z)))^2] + (L-1) zeta(0, lambda)")
+       "oracle risk eps^2 + gamma^2 E[(1 - erf(lambda(sqrt(d/2) + gamma Z)))^2] + (L-1) zeta(0, lambda)", cost=0.7)
 def oracle_matches_general_form(quick: bool, rng) -> Check:
     from theory import Overlaps, population_risk
     from theory.zeta import ZETA_MAX_RELATIVE_ERROR

@@ -17,7 +17,7 @@ def _points(m: int, rng):
             for i in range(m)]
 
 
-@claim("theorem1-quadrature", _STATEMENT)
+@claim("theorem1-quadrature", _STATEMENT, cost=0.11)
 def closed_form_matches_quadrature(quick: bool, rng) -> Check:
     from theory import population_risk
     from theory.risk_roundoff import RISK_ROUNDINGS, risk_term_scale
@@ -50,7 +50,7 @@ _POWER = 0.9           # probability of detecting a relative error of _DETECT
 _DETECT = {True: 0.05, False: 0.02}   # quick, full
 
 
-@claim("theorem1-montecarlo", _STATEMENT)
+@claim("theorem1-montecarlo", _STATEMENT, cost=1.5)
 def closed_form_matches_monte_carlo(quick: bool, rng) -> Check:
     from numerics.sgd.trajectory import child_streams
     from theory import population_risk

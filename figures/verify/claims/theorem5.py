@@ -86,7 +86,7 @@ def _check_setting(p: dict) -> None:
        "Theorem 5: PGD initialised uniformly on M (d = 400, lambda = 0.1, alpha = 4e-3) converges to "
        "+-(k*, v*): every run ends at the corner (s, s) predicted by the separatrix rule, and its risk "
        "tends to the oracle's",
-       figure="training_init_on_M")
+       figure="training_init_on_M", cost=0.5)
 def pgd_on_m_converges(quick: bool, rng, figure) -> Check:
     """The runs of the figure training_init_on_M (its starts, uniform on M, and its PGD up to its last
     step), continued by the same PGD to the step count the flow requires when the figure stops earlier."""
@@ -147,7 +147,7 @@ def pgd_on_m_converges(quick: bool, rng, figure) -> Check:
 
 @claim("theorem5-distance-to-M",
        "Theorem 5 in floating point (paper's observation): PGD on explicit vectors started on M "
-       "(d = 400, lambda = 0.1, alpha = 4e-3) stays on M up to roundoff")
+       "(d = 400, lambda = 0.1, alpha = 4e-3) stays on M up to roundoff", cost=0.27)
 def vector_pgd_stays_on_m(quick: bool, rng) -> Check:
     from numerics.dynamics.initial import sample_initial_vectors
     from numerics.dynamics.pgd_vectors import vector_pgd

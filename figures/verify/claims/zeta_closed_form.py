@@ -23,7 +23,7 @@ _DPS = 17
 
 @claim("zeta-closed-form",
        "docs/math/risk.md#closed-form-of-zeta-through-owens-t (derived): zeta(t, g) = E[erf(t + gZ)^2] = 1 - 8 T(sqrt2 t/sqrt(1+2g^2), 1/sqrt(1+4g^2)) "
-       "(Owen's T), evaluated to its declared float64 accuracy")
+       "(Owen's T), evaluated to its declared float64 accuracy", cost=1.1)
 def zeta_matches_mpmath(quick: bool, rng) -> Check:
     from theory.zeta import ZETA_MAX_RELATIVE_ERROR, zeta
 
