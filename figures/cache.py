@@ -25,16 +25,15 @@ import io
 import json
 import os
 import secrets
-from importlib import metadata
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["CacheLookup", "DataCache", "atomic_write", "cache_key", "package_versions",
-           "remove_stale_temporaries"]
+from .versions import package_versions
+
+__all__ = ["CacheLookup", "DataCache", "atomic_write", "cache_key", "remove_stale_temporaries"]
 
 _FORMAT = 2  # 2: package versions in the key
-_VERSIONED = ("numpy", "scipy", "matplotlib", "mpmath", "sympy", "single-location-regression")
 
 
 def _canonical_json(obj) -> str:
@@ -52,17 +51,6 @@ def cache_key(name: str, source_hash: str, params: dict, seed: int, versions: di
     text = _canonical_json({"recipe": name, "source_hash": source_hash, "params": params, "seed": seed,
                             "versions": versions})
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-def package_versions() -> dict:
-    """Installed versions of the packages that can change the computed numbers."""
-    versions = {}
-    for package in _VERSIONED:
-        try:
-            versions[package] = metadata.version(package)
-        except metadata.PackageNotFoundError:
-            versions[package] = None
-    return versions
 
 
 @dataclasses.dataclass(frozen=True)

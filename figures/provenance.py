@@ -16,7 +16,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-from .cache import package_versions
+from .versions import package_versions
 
 __all__ = ["DISTRIBUTION", "project_version", "cpu_model", "cpu_seconds", "git_revision", "provenance"]
 

@@ -6,7 +6,9 @@ import json
 import numpy as np
 import pytest
 
+from figures import versions
 from figures.cache import DataCache, atomic_write, cache_key
+from figures.versions import VERSIONED, package_versions
 
 PARAMS = {"n": 3, "x": 0.5, "name": "a", "sizes": [1, 2]}
 
@@ -195,3 +197,21 @@ def test_temporaries_of_dead_writers_are_removed_and_live_ones_kept(tmp_path):
     live.write_bytes(b"half")
     assert remove_stale_temporaries(tmp_path) == [stale]
     assert not stale.exists() and live.exists()
+
+
+def test_package_versions_are_read_once_per_process_and_returned_as_a_new_dict(monkeypatch):
+    calls = []
+
+    def version(package):
+        calls.append(package)
+        return "1.0"
+
+    monkeypatch.setattr(versions.metadata, "version", version)
+    versions._installed_versions.cache_clear()
+    try:
+        first = package_versions()
+        first["numpy"] = "edited by a caller"
+        assert package_versions()["numpy"] == "1.0"
+        assert sorted(calls) == sorted(VERSIONED)
+    finally:
+        versions._installed_versions.cache_clear()

@@ -8,7 +8,8 @@ import json
 import math
 from pathlib import Path
 
-from ..cache import atomic_write, package_versions
+from ..cache import atomic_write
+from ..versions import package_versions
 from ..table import markdown_table, text_table
 from .framework import ClaimResult
 
