@@ -69,8 +69,9 @@ def sample_sequences(s, gamma, eps, L, k_star, v_star, n, rng, J=None):
     """
     J, X, xi = sequence_draws(eps, L, k_star, v_star, n, rng, J)
     rows = np.arange(n)
-    X[rows, J] = s * np.asarray(k_star, dtype=float) + gamma * X[rows, J]
-    Y = X[rows, J] @ np.asarray(v_star, dtype=float)
+    informative = s * np.asarray(k_star, dtype=float) + gamma * X[rows, J]
+    X[rows, J] = informative
+    Y = informative @ np.asarray(v_star, dtype=float)
     if xi is not None:
         Y += eps * xi
     return X, Y, J
