@@ -4,18 +4,25 @@
 draws the figure once without rendering, to run the layout and measure the tight box, before it
 draws it for real: four draws and two layouts for a PNG and a PDF. ``fix_layout`` runs the layout
 and measures the box once; both files are then drawn once each. The PDF embeds its TrueType fonts
-without their OpenType layout tables (``lean_font_subsets``).
+without their OpenType layout tables (``lean_font_subsets``). An opaque PNG is written as RGB at zlib
+level ``PNG_COMPRESS_LEVEL`` (``fix_layout`` gives the figure that canvas).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 
 from .cache import atomic_write
 from .paths import OutputPaths
 from .shared_mathtext import shared_text_metrics
 
-__all__ = ["LAYOUT_TABLES", "fix_layout", "lean_font_subsets", "save_figure"]
+__all__ = ["LAYOUT_TABLES", "PNG_COMPRESS_LEVEL", "fix_layout", "lean_font_subsets", "save_figure"]
+
+# zlib level of the PNGs. The 14 figures' pixels (300 dpi, opaque), encoded by Pillow, measured at
+# load ~10: RGBA at level 6 (matplotlib's PNG) 1.29 s CPU, 4.01 MB; RGB at level 6 1.05 s, 3.60 MB;
+# RGB at 3 0.73-0.77 s, 3.92 MB; RGB at 1 0.71 s, 4.04 MB; RGBA at 3 0.92 s, 4.44 MB.
+PNG_COMPRESS_LEVEL = 3
 
 # OpenType layout tables: glyph substitution and positioning (GSUB, GPOS, their GDEF, BASE, JSTF,
 # MATH) and the legacy kerning table. A text shaper reads them to choose and place glyphs; a PDF
@@ -72,6 +79,45 @@ def lean_font_subsets():
         pdf_ps.subset = fonttools_subset
 
 
+@functools.lru_cache(maxsize=None)
+def _agg_canvas():
+    """The class ``OpaquePngCanvas`` (defined at first use: matplotlib is imported then)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    class OpaquePngCanvas(FigureCanvasAgg):
+        """Agg canvas whose PNG, where every pixel is opaque, is written as RGB (colour type 2) at zlib
+        level ``PNG_COMPRESS_LEVEL``: the pixels, text chunks and resolution of matplotlib's RGBA PNG
+        (the same ``Software`` entry and ``metadata``), a quarter fewer bytes to compress. A figure with
+        a transparent pixel is written as matplotlib writes it, RGBA, at that level. ``pil_kwargs``
+        given: matplotlib's own PNG."""
+
+        def print_png(self, filename_or_obj, *, metadata=None, pil_kwargs=None, **applied):
+            # applied: what savefig passes and applies itself (facecolor, edgecolor, orientation,
+            # bbox_inches_restore, dpi), unread by the Agg canvas
+            if pil_kwargs is not None:
+                return super().print_png(filename_or_obj, metadata=metadata, pil_kwargs=pil_kwargs)
+            import matplotlib
+            import numpy as np
+            from PIL import Image, PngImagePlugin
+
+            FigureCanvasAgg.draw(self)
+            rgba = np.asarray(self.buffer_rgba())
+            if not np.all(rgba[..., 3] == 255):
+                return matplotlib.image.imsave(filename_or_obj, rgba, format="png", origin="upper",
+                                               dpi=self.figure.dpi, metadata=metadata,
+                                               pil_kwargs={"compress_level": PNG_COMPRESS_LEVEL})
+            info = PngImagePlugin.PngInfo()   # what matplotlib.image.imsave writes
+            for key, value in {"Software": f"Matplotlib version{matplotlib.__version__}, https://matplotlib.org/",
+                               **(metadata or {})}.items():
+                if value is not None:
+                    info.add_text(key, value)
+            image = Image.frombytes("RGB", (rgba.shape[1], rgba.shape[0]), np.ascontiguousarray(rgba), "raw", "RGBX")
+            image.save(filename_or_obj, format="png", pnginfo=info, dpi=(self.figure.dpi, self.figure.dpi),
+                       compress_level=PNG_COMPRESS_LEVEL)
+
+    return OpaquePngCanvas
+
+
 def fix_layout(fig):
     """Lay ``fig`` out once for saving and return the area to save, in inches: what
     ``savefig(bbox_inches="tight")`` would compute for a PNG at ``savefig.dpi``.
@@ -87,7 +133,6 @@ def fix_layout(fig):
     PDF's text metrics at 72 dpi: the page then differs by up to ~3 pt (of ~500), the drawing not
     at all."""
     import matplotlib
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     dpi = matplotlib.rcParams["savefig.dpi"]
     pad = matplotlib.rcParams["savefig.pad_inches"]
@@ -95,7 +140,7 @@ def fix_layout(fig):
         raise ValueError(f"savefig.bbox={matplotlib.rcParams['savefig.bbox']!r}, savefig.dpi={dpi!r}, "
                          f"savefig.pad_inches={pad!r} are not allowed: fix_layout reproduces bbox 'tight' "
                          "at a numeric dpi and pad")
-    canvas = FigureCanvasAgg(fig)   # the PNG's canvas: its renderer measures the text for the layout and the box
+    canvas = _agg_canvas()(fig)   # the PNG's canvas: its renderer measures the text for the layout and the box
     screen_dpi = fig.dpi
     fig.dpi = dpi
     try:

@@ -21,7 +21,11 @@ renderer (``matplotlib.text._get_text_metrics_with_cache``), so the layout, the 
 every tick label, title and legend entry again, each with FreeType's shaping of the string. Inside
 the block a size is kept for the process, keyed by the renderer's kind and resolution, the string,
 the font properties, the math mode, dpi and the rcParams above: the 14 figures asked 11,395 times for
-548 sizes.
+548 sizes. The block also keeps the layout of a text (``Text._get_layout``: its lines' offsets and its
+box, relative to its anchor, from those sizes and the font's line metrics), asked again for every
+extent and every draw of a text (9,882 times in the 14 figures), keyed by what it reads: the renderer,
+dpi and rcParams as for a size, the string, font properties, math parsing, line spacing, alignments,
+rotation and rotation mode (a wrapped text, whose lines depend on its place, is laid out each time).
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from __future__ import annotations
 import contextlib
 import functools
 
-__all__ = ["shared_mathtext", "shared_cache_info", "shared_text_metrics", "shared_metrics_info"]
+__all__ = ["shared_mathtext", "shared_cache_info", "shared_text_metrics", "shared_metrics_info", "shared_layouts_info"]
 
 
 class _Request:
@@ -61,6 +65,7 @@ def _process_cache(maxsize: int):
 
 _parsed = _process_cache(2048)
 _measured = _process_cache(8192)
+_laid_out = _process_cache(8192)
 
 
 def shared_cache_info():
@@ -71,6 +76,11 @@ def shared_cache_info():
 def shared_metrics_info():
     """Hits, misses (strings measured) and size of the process-wide cache of text sizes."""
     return _measured.cache_info()
+
+
+def shared_layouts_info():
+    """Hits, misses (texts laid out) and size of the process-wide cache of text layouts."""
+    return _laid_out.cache_info()
 
 
 def _rc_snapshot() -> tuple:
@@ -108,28 +118,52 @@ def shared_mathtext():
         del MathTextParser._parse_uncached
 
 
+def _renderer_kind(renderer) -> tuple:
+    inner = getattr(renderer, "_renderer", None)   # a PDF's mixed-mode renderer draws with this one
+    return type(renderer), getattr(renderer, "dpi", None), type(inner), getattr(inner, "dpi", None)
+
+
+def _copied_layout(layout):
+    """A layout as ``Text._get_layout`` returns it, its box a new ``Bbox`` (callers may change a box,
+    never the tuples)."""
+    bbox, lines, rest = layout
+    return type(bbox)(bbox.get_points().copy()), list(lines), rest
+
+
 @contextlib.contextmanager
 def shared_text_metrics():
     """Within the block, the size (width, height, descent) of a text string is measured once per process,
-    for each kind of renderer and resolution (module doc)."""
+    for each kind of renderer and resolution, and a text with the same string and properties is laid out
+    once (module doc)."""
     from matplotlib import text
 
     measure = getattr(text, "_get_text_metrics_with_cache", None)
-    if measure is None or getattr(measure, "shared", False):   # unknown layout, or already shared
+    layout = text.Text.__dict__.get("_get_layout")
+    if measure is None or layout is None or getattr(measure, "shared", False):   # unknown layout, or already shared
         yield
         return
     rc = _rc_snapshot()
 
     def shared(renderer, string, fontprop, ismath, dpi):
-        inner = getattr(renderer, "_renderer", None)   # a PDF's mixed-mode renderer draws with this one
-        kind = (type(renderer), getattr(renderer, "dpi", None), type(inner), getattr(inner, "dpi", None))
         prop = fontprop.copy()   # FontProperties are mutable: the key keeps the values asked for
-        return _measured(_Request((kind, rc, string, prop, ismath, dpi),
+        return _measured(_Request((_renderer_kind(renderer), rc, string, prop, ismath, dpi),
                                   lambda: measure(renderer, string, prop, ismath, dpi)))
+
+    def shared_layout(self, renderer):
+        if self.get_wrap():   # its lines depend on where it stands in the figure
+            return layout(self, renderer)
+        key = (_renderer_kind(renderer), rc, self.get_text(), self.get_fontproperties().copy(), self.get_usetex(),
+               self.get_parse_math(), self._linespacing, self._get_multialignment(),
+               self.get_rotation(),
+               self.get_horizontalalignment(), self.get_verticalalignment(), self.get_rotation_mode(),
+               getattr(self.figure, "dpi", None))
+        return _copied_layout(_laid_out(_Request(key, lambda: _copied_layout(layout(self, renderer)))))
 
     shared.shared = True
     text._get_text_metrics_with_cache = shared
+    text.Text._get_layout = shared_layout
     try:
         yield
     finally:
         text._get_text_metrics_with_cache = measure
+        text.Text._get_layout = layout

@@ -39,7 +39,7 @@ def main(out: Path) -> None:
     known = {r.name: (r.title, r.caption) for r in discover_recipes()}
     titles = {}
     for png in sorted((out / "figures").glob("*.png")):
-        image = Image.open(png)
+        image = Image.open(png).convert("RGBA")   # an opaque figure's PNG is RGB: quantised as its RGBA pixels
         if image.width > WIDTH:
             image = image.resize((WIDTH, round(image.height * WIDTH / image.width)), Image.LANCZOS)
         image.convert("P", palette=Image.ADAPTIVE, colors=256).save(gallery / png.name, optimize=True)

@@ -10,7 +10,22 @@ import pytest
 from quick_run import quick_cli_run
 
 
+def _import_hypothesis_unrewritten(config):
+    """Hypothesis's own modules load as installed, not assertion-rewritten: pytest marks every
+    package of a distribution that declares a pytest plugin for assertion rewriting, hypothesis
+    (~100 modules) with its plugin, and under ``PYTHONDONTWRITEBYTECODE`` it rewrites them again
+    in each process that imports hypothesis (both xdist workers while collecting
+    tests/test_property_sweep.py, and the process that prints the terminal summary, where the
+    plugin imports it): ~0.7 s CPU each. The tests' own modules are still rewritten. Without the
+    hook's table (another pytest) it is a no-op."""
+    hook = getattr(config.pluginmanager, "rewrite_hook", None)
+    marked = getattr(hook, "_must_rewrite", None)
+    if isinstance(marked, set) and "hypothesis" not in sys.modules:
+        marked.discard("hypothesis")
+
+
 def pytest_configure(config):
+    _import_hypothesis_unrewritten(config)
     workers = os.environ.get("PYTEST_XDIST_WORKER_COUNT")
     if workers:
         # A pytest-xdist worker (``python -m pytest -n 2``): no oversubscription, workers x BLAS

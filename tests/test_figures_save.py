@@ -19,11 +19,13 @@ METADATA = {"png": {"Title": "demo"}, "pdf": {"Title": "demo"}}
 
 
 def _figure():
-    """What the recipes draw: constrained layout, log axes (mathtext tick labels), titles, an outside legend."""
+    """What the recipes draw: constrained layout, log axes (mathtext tick labels), titles, an outside legend.
+    Two decades per axis (a few labelled ticks each, no labelled minor ticks, as over four): the
+    layout's cost is in the minor ticks it places, whose number grows with the decades."""
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(DOUBLE_COLUMN, 3.0), layout="constrained")
-    t = np.linspace(1.0, 1e4, 200)
+    t = np.linspace(1.0, 100.0, 200)
     for j, ax in enumerate(fig.subplots(1, 2)):
         ax.fill_between(t, 1 / t, 3 / t, alpha=0.25, lw=0)
         ax.plot(t, 2 / t, label=f"line {j}")
@@ -42,7 +44,7 @@ def test_png_is_what_savefig_tight_writes_and_the_layout_runs_once(tmp_path, mon
 
     with figure_style():
         reference = io.BytesIO()
-        _figure().savefig(reference, format="png")   # matplotlib's own bbox "tight" at savefig.dpi
+        _figure().savefig(reference, format="png", metadata=METADATA["png"])   # matplotlib's own bbox "tight"
         draws = []
         draw = Figure.draw
         monkeypatch.setattr(Figure, "draw", lambda self, renderer: (draws.append(1), draw(self, renderer))[1])
@@ -50,9 +52,26 @@ def test_png_is_what_savefig_tight_writes_and_the_layout_runs_once(tmp_path, mon
     # one draw per file, the layout and the box without one (savefig: two per file)
     assert len(draws) == 2
     assert np.array_equal(_pixels(png.read_bytes()), _pixels(reference.getvalue()))
-    assert Image.open(png).text["Title"] == "demo"
+    ours, theirs = Image.open(png), Image.open(reference)
+    assert (ours.mode, theirs.mode) == ("RGB", "RGBA")   # opaque: the same pixels without the alpha channel
+    assert ours.text == theirs.text and ours.text["Title"] == "demo" and "Matplotlib" in ours.text["Software"]
+    assert ours.info["dpi"] == theirs.info["dpi"]
     data = pdf.read_bytes()
     assert b"/FontFile2" in data and b"/Subtype /Image" not in data   # embedded TrueType text, no raster
+
+
+def test_png_with_transparent_pixels_keeps_its_alpha(tmp_path):
+    with figure_style():
+        reference = io.BytesIO()
+        fig = _figure()
+        fig.patch.set_alpha(0.0)
+        fig.savefig(reference, format="png")
+        fig = _figure()
+        fig.patch.set_alpha(0.0)
+        png, _ = save_figure(fig, OutputPaths(out=tmp_path, cache=tmp_path / "cache"), "demo", METADATA)
+    assert Image.open(png).mode == "RGBA"
+    pixels = _pixels(png.read_bytes())
+    assert pixels[..., 3].min() == 0 and np.array_equal(pixels, _pixels(reference.getvalue()))
 
 
 def test_pdf_page_is_the_tight_box():
@@ -82,14 +101,21 @@ def _saved(fig, fmt):
     return _pixels(out.getvalue()) if fmt == "png" else out.getvalue()
 
 
-def test_shared_mathtext_draws_the_same_and_parses_each_string_once():
+@pytest.fixture(scope="module")
+def reference():
+    """``_figure()`` saved as PNG pixels and PDF bytes by matplotlib alone (no shared cache in
+    force), once for the tests of this module that compare with it."""
+    with figure_style():
+        return [_saved(_figure(), fmt) for fmt in ("png", "pdf")]
+
+
+def test_shared_mathtext_draws_the_same_and_parses_each_string_once(reference):
     from matplotlib.mathtext import MathTextParser
 
     from figures.shared_mathtext import shared_cache_info, shared_mathtext
 
     original = MathTextParser.__dict__["_parse_cached"]
     with figure_style():
-        reference = [_saved(_figure(), fmt) for fmt in ("png", "pdf")]
         before = shared_cache_info().misses
         with shared_mathtext():
             first = [_saved(_figure(), fmt) for fmt in ("png", "pdf")]
@@ -103,23 +129,24 @@ def test_shared_mathtext_draws_the_same_and_parses_each_string_once():
         assert np.array_equal(drawn[0], reference[0]) and drawn[1] == reference[1]
 
 
-def test_shared_text_metrics_draw_the_same_and_measure_each_string_once():
+def test_shared_text_metrics_draw_the_same_and_measure_each_string_once(reference):
     from matplotlib import text
 
-    from figures.shared_mathtext import shared_metrics_info, shared_text_metrics
+    from figures.shared_mathtext import shared_layouts_info, shared_metrics_info, shared_text_metrics
 
-    original = text._get_text_metrics_with_cache
+    original, layout = text._get_text_metrics_with_cache, text.Text.__dict__["_get_layout"]
     with figure_style():
-        reference = [_saved(_figure(), fmt) for fmt in ("png", "pdf")]
         with shared_text_metrics():
             first = [_saved(_figure(), fmt) for fmt in ("png", "pdf")]
-            measured = shared_metrics_info()
+            measured, laid_out = shared_metrics_info(), shared_layouts_info()
             with shared_text_metrics():   # nested: the outer block's cache stays
                 again = [_saved(_figure(), fmt) for fmt in ("png", "pdf")]
-            # the second figure's layout, PNG and PDF find every string measured (new renderers)
+            # the second figure's layout, PNG and PDF find every string measured and every text laid
+            # out (new renderers, new texts)
             assert shared_metrics_info().misses == measured.misses >= 1
-            assert shared_metrics_info().hits > measured.hits
-    assert text._get_text_metrics_with_cache is original
+            assert shared_layouts_info().misses == laid_out.misses >= 1
+            assert shared_layouts_info().hits > laid_out.hits
+    assert text._get_text_metrics_with_cache is original and text.Text.__dict__["_get_layout"] is layout
     for drawn in (first, again):
         assert np.array_equal(drawn[0], reference[0]) and drawn[1] == reference[1]
 
@@ -147,6 +174,36 @@ def test_shared_text_metrics_key_the_rc_parameters():
             assert width() == proportional
         with matplotlib.rc_context({"font.sans-serif": ["DejaVu Sans Mono"]}), shared_text_metrics():
             assert width() == mono
+
+
+def test_shared_text_layouts_key_the_text_properties():
+    """Texts with one string but another alignment, rotation, line spacing or size are laid out each with
+    their own properties: their extents and pixels are the ones matplotlib draws without the shared cache;
+    a wrapped text is laid out where it stands."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from figures.shared_mathtext import shared_text_metrics
+
+    label, long = "step $t$\nexcess risk", "a wrapped text, broken into lines where it meets the figure's edge"
+    variants = [(label, {}), ("step $t$\nrisk", {}), (label, {"ha": "right"}), (label, {"va": "top"}),
+                (label, {"rotation": 30}), (label, {"rotation": 30, "rotation_mode": "anchor"}),
+                (label, {"linespacing": 2.0}), (label, {"fontsize": 11}), (label, {"multialignment": "right"}),
+                (label, {"parse_math": False}), (long, {"wrap": True}), (long, {"wrap": True, "x": 0.6})]
+
+    def extents():
+        fig = Figure(figsize=(3.0, 2.0))
+        texts = [fig.text(kw.pop("x", 0.05 + 0.02 * j), 0.5, string, **kw)
+                 for j, (string, kw) in enumerate((string, dict(kw)) for string, kw in variants)]
+        FigureCanvasAgg(fig).draw()
+        return [t.get_window_extent().bounds for t in texts], np.asarray(fig.canvas.buffer_rgba()).copy()
+
+    with figure_style():
+        reference, pixels = extents()
+        for _ in range(2):   # laid out, then from the shared cache
+            with shared_text_metrics():
+                boxes, drawn = extents()
+            assert boxes == reference and np.array_equal(drawn, pixels)
 
 
 def test_shared_mathtext_keys_the_rc_parameters():
@@ -218,14 +275,14 @@ def _drawn_glyphs(data: bytes) -> tuple:
     return fonts, others
 
 
-def test_pdf_fonts_embedded_without_layout_tables_draw_the_same_glyphs(tmp_path):
+def test_pdf_fonts_embedded_without_layout_tables_draw_the_same_glyphs(tmp_path, reference):
     """``save_figure``'s PDF embeds its TrueType fonts without the OpenType layout tables, and every
     character of every font draws the glyph (outline and advance) that matplotlib's own subsetting
     embeds; the pages and every other stream are the same bytes."""
     from figures.saving import LAYOUT_TABLES
 
+    reference = _drawn_glyphs(reference[1])
     with figure_style():
-        reference = _drawn_glyphs(_saved(_figure(), "pdf"))
         _, pdf = save_figure(_figure(), OutputPaths(out=tmp_path, cache=tmp_path / "cache"), "demo",
                              {"png": {}, "pdf": {"CreationDate": None}})
     fonts, others = _drawn_glyphs(pdf.read_bytes())

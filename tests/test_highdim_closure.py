@@ -29,6 +29,25 @@ def test_frame_second_moments_hold_the_in_frame_traces():
         assert np.trace(S[:4, :4]) <= m.s_kk and np.trace(S[4:, 4:]) <= m.s_vv
 
 
+
+@pytest.mark.parametrize("d, lam", [(100, 2.0), (1000, 0.05), (10_000, 1.0 / np.sqrt(5000.0))])
+def test_population_velocity_is_the_closed_form_flow(d, lam, rng):
+    """The regrouped partials' flow against flow_velocity of theory.risk's partials at feasible points near and far
+    from the saddle: within 12 (2 zeta error + 32 eps) max|R_x| (docs/math/highdim.md#the-population-velocity-route)."""
+    from numerics.dynamics.initial import sample_initial_overlaps
+    from numerics.dynamics.overlap_steps import flow_velocity
+    from theory.risk import risk_grad_from_arrays
+    from theory.zeta import ZETA_MAX_RELATIVE_ERROR
+
+    problem = Problem(d=d, gamma=PAPER_GAMMA, eps=0.1, lam=lam)
+    o = sample_initial_overlaps(d, 500, rng)
+    X = np.concatenate([np.stack(o.as_tuple(), axis=1), 0.02 * np.stack(o.as_tuple(), axis=1)])
+    grads = risk_grad_from_arrays(float(d), 10.0, PAPER_GAMMA, 0.1, lam, *X.T)
+    ref = np.array(flow_velocity(*X.T, *grads)).T
+    bound = 12 * (2 * ZETA_MAX_RELATIVE_ERROR + 32 * EPS) * np.max(np.abs(grads), axis=0)
+    assert np.all(np.abs(population_velocity(problem, X) - ref) <= bound[:, None])
+    assert np.all(np.abs(population_velocity(problem, X[:1]) - ref[:1]) <= bound[:1, None])
+
 def test_closure_rhs_without_covariance_is_the_effective_drift():
     """At Sigma = 0 the closure's mean velocity is F + alpha D exactly (the curvature term vanishes)
     and dSigma/dtau = (alpha / B) C; for a covariance along theta only, the curvature term is

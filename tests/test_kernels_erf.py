@@ -64,3 +64,48 @@ def test_erf_table_is_the_chebyshev_interpolant():
         x = (i + 0.5) / 4 + u / 8
         want = [float(mp.erf(v) / (v if i == 0 else 1)) for v in x]
         assert np.max(np.abs(np.polynomial.polynomial.polyval(u, row) - want)) <= 4 * EPS, i
+
+
+def test_shipped_erf_table_is_regenerated_bit_for_bit():
+    """The table the kernels read (numerics/kernels/_erf_table.py) is the text ``erf_table_source`` writes from a
+    fresh mpmath computation, and ``erf_table()`` reads back those exact floats."""
+    from numerics.kernels.erf_poly import ERF_TABLE_FILE, chebyshev_erf_table, erf_table, erf_table_source
+
+    fresh = chebyshev_erf_table()
+    assert ERF_TABLE_FILE.read_text() == erf_table_source(fresh)
+    assert erf_table().tobytes() == fresh.tobytes() and not erf_table().flags.writeable
+
+
+def test_exp_block_within_one_ulp_against_mpmath():
+    """``exp_block`` (the reduced-SGD kernel's exp(-(lambda p)^2), vectorised) against mpmath at 30 digits: within
+    1 ulp of exp(y) at the float y for y in [-708, 0] (derived in its docstring and
+    docs/math/kernels.md#reduced-sgd: the reduction exact to ~1e-24, the Taylor remainder < 5e-18 relative, one
+    rounding of 1 + (r + r^2 S) at the result's size (0.5 ulp) plus that of r + r^2 S (at most 0.25 ulp of the
+    result, |r + r^2 S| <= 0.42), r^2 S's own below 0.05 ulp; the scaling by 2^k exact); in the subnormals
+    (y < -708) within one ulp of the smallest subnormal; 0 below -746, nan for nan, 1 at 0."""
+    from compiled_in_tests import njit_over_kernels
+
+    from numerics.kernels.erf_poly import exp_block
+
+    @njit_over_kernels
+    def evaluate(ys):
+        out = ys.copy()
+        exp_block(out, np.empty((2, out.size), np.int64))
+        return out
+
+    rng = np.random.default_rng(0)
+    ys = np.concatenate([-np.linspace(0.0, 1.0, 3001) ** 2 * 745.0, -rng.uniform(0, 2, 4000),
+                         -rng.uniform(0, 745.0, 4000), -np.log(2) / 2 * np.arange(0, 2150),  # the rounding ties of k
+                         -np.nextafter(np.log(2) / 2 * np.arange(1, 2150), 0.0)])
+    ys = ys[ys >= -745.0]
+    got = evaluate(ys)
+    with mp.workdps(30):
+        exact = [mp.exp(mp.mpf(y)) for y in ys]
+    normal = ys >= -708.0
+    ulp = np.spacing(np.array([float(e) for e in exact]))
+    err = np.array([float(abs(mp.mpf(g) - e)) for g, e in zip(got, exact)])
+    assert np.max(err[normal] / ulp[normal]) <= 1.0, np.max(err[normal] / ulp[normal])
+    assert np.max(err[~normal]) <= 5e-324
+    assert np.any(got != np.exp(ys))  # a polynomial, not libm's exp
+    special = evaluate(np.array([0.0, -0.0, -746.0, -1e300, -np.inf, np.nan]))
+    assert list(special[:5]) == [1.0, 1.0, 0.0, 0.0, 0.0] and np.isnan(special[5])

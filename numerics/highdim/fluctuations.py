@@ -1,5 +1,4 @@
-"""The effective ODE with the fluctuations of the overlaps: mean and covariance
-(docs/math/highdim.md#fluctuations-of-the-fast-overlap).
+"""The effective ODE with the fluctuations of the overlaps: mean and covariance (docs/math/highdim.md#fluctuations-of-the-fast-overlap).
 
 The overlaps of online SGD at step alpha = c/d fluctuate by O(sqrt(c/d)) around their mean. Most
 of this is invisible in the mean, but theta = <v, k*> relaxes at a rate ~ d (R has the term
@@ -33,16 +32,17 @@ taken: six quadratures per right-hand side, each at about 0.6 of the cost of one
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import numpy as np
 from scipy.integrate import solve_ivp
 
 from theory.checks import check_positive_real
 from theory.highdim import frame_coordinates, gradient_moments, problem_scalars, second_order_drift
-from theory.risk import risk_grad_from_arrays
 
 from ..dynamics.ode import OdeOptions, check_solution
 from ..dynamics.overlap_steps import flow_velocity
+from ..dynamics.risk_partials import lambda_constants, partials
 from .closure_jacobian import IMPLICIT_METHODS, closure_jacobian
 from .effective_flow import check_highdim_settings, lam_of_tau, start_state
 
@@ -61,14 +61,15 @@ COVARIANCE_JACOBIANS = ("population", "mean_drift")
 # a quadrature per right-hand side; the covariance entries are ~c/d, so atol well below them
 CLOSURE_ODE = OdeOptions(method="LSODA", rtol=1e-7, atol=1e-10)
 _IU = np.triu_indices(5)
+_risk_constants = functools.lru_cache(maxsize=64)(lambda d, L, gamma, lam: lambda_constants(d, float(L), gamma, lam))
 
 
 def population_velocity(problem, X):
-    """F of the ``theory.Problem`` ``problem`` (scalar fields) at the rows of X (n, 5) by the
-    closed form (``numerics.flow_velocity``)."""
+    """F of the ``theory.Problem`` ``problem`` (scalar fields) at the rows of X (n, 5): ``numerics.flow_velocity`` of the
+    closed form's partials regrouped (``numerics.dynamics.risk_partials``; docs/math/highdim.md#the-population-velocity-route)."""
     X = np.atleast_2d(X)
-    grads = risk_grad_from_arrays(*problem_scalars(problem), *X.T)
-    return np.array(flow_velocity(*X.T, *grads), dtype=float).T
+    d, L, gamma, _, lam = problem_scalars(problem)
+    return np.array(flow_velocity(*X.T, *partials(_risk_constants(d, L, gamma, lam), *X.T)), dtype=float).T
 
 
 def _increment_map(overlaps):

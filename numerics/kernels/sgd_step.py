@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 from ._jit import jit
-from .erf_poly import erf_poly
+from .erf_poly import erf_poly, exp_block
 from .sfc64 import sfc64_normal
 from .sgd_plane import chol2, in_frame, plane
 
@@ -60,10 +60,12 @@ def _softmax_coefficients(PQ, y, lam, two_over_b, L, CE):
 
 
 @jit(inline=True)
-def _erf_coefficients(PQ, y, lam, two_over_b, L, CE):
+def _erf_coefficients(PQ, y, lam, two_over_b, L, CE, K):
     """erf member (the paper's gate): with g = erf(lambda p) and r = (2/B)(sum g q - y) per sequence,
     c = r lambda erf'(lambda p) q, e = r g (erf' = (2/sqrt(pi)) exp(-x^2)); on entry CE[1] = g and
-    CE[0] = exp(-(lambda p)^2) (``_draw_step``)."""
+    CE[0] = -(lambda p)^2 (``_draw_step``), whose exp is taken here for all tokens at once (``exp_block``,
+    vectorised; K: its work space)."""
+    exp_block(CE[0], K)
     scale = lam * _TWO_OVER_SQRT_PI
     for b in range(PQ.shape[1] // L):
         acc = 0.0
@@ -78,12 +80,12 @@ def _erf_coefficients(PQ, y, lam, two_over_b, L, CE):
 
 @jit(inline=True)
 def _gate(lam, p, i, member, table, CE):
-    """For the erf member, erf(lambda p) and exp(-(lambda p)^2) of token i into CE[1, i], CE[0, i]
-    (``_erf_coefficients``)."""
+    """For the erf member, erf(lambda p) and -(lambda p)^2 of token i into CE[1, i], CE[0, i]
+    (``_erf_coefficients`` takes the exp)."""
     if member == ERF:
         lp = lam * p
         CE[1, i] = erf_poly(lp, table)
-        CE[0, i] = math.exp(-(lp * lp))  # erf'(lp) sqrt(pi) / 2, scaled in _erf_coefficients
+        CE[0, i] = -(lp * lp)  # its exp: erf'(lp) sqrt(pi) / 2, scaled in _erf_coefficients
 
 
 @jit(inline=True)
@@ -93,7 +95,7 @@ def _draw_step(S, gamma, mean, L, noise, KV, lam, member, table, x, ab, Z, E, y,
     tokens' plane coordinates ab (2, B (L-1)), the complement normals Z (2, 4); the projections PQ
     (2, B L) (informative: KV x; noise: p = |k| a, q = <v, e_a> a + <v, e_b> b, ``sgd_plane.plane``), the targets
     y_b = x[1, b] + noise_b (noise = eps xi, drawn ahead) and, for the erf member, each token's gate
-    and exp(-(lambda p)^2) as soon as its p is known (``_gate``: this arithmetic overlaps the generator's
+    and -(lambda p)^2 as soon as its p is known (``_gate``: this arithmetic overlaps the generator's
     sequential work). E (2, 4): (e_a, e_b) of KV, in place."""
     B = x.shape[1]
     s0, s1, s2, s3 = S[0], S[1], S[2], S[3]
@@ -165,13 +167,13 @@ def _sums(x, ab, L, gamma2, PQ, CE, F, P):
 
 
 @jit(inline=True)
-def _step(KV, x, ab, Z, E, y, lam, alpha, two_over_b, L, gamma2, u_a11, u_n21, u_a22, PQ, CE, F, P, member):
+def _step(KV, x, ab, Z, E, y, lam, alpha, two_over_b, L, gamma2, u_a11, u_n21, u_a22, PQ, CE, F, P, K, member):
     """One step on KV (2, 4) in place, given the step's numbers and projections (``_draw_step``);
-    u_* = -alpha (a11, n21, a22) of this step; CE (2, B L), F (2, 6) and P (4,) are work space."""
+    u_* = -alpha (a11, n21, a22) of this step; CE (2, B L), F (2, 6), P (4,) and K (2, B L) int64 are work space."""
     if member == SOFTMAX:
         _softmax_coefficients(PQ, y, lam, two_over_b, L, CE)
     else:
-        _erf_coefficients(PQ, y, lam, two_over_b, L, CE)
+        _erf_coefficients(PQ, y, lam, two_over_b, L, CE, K)
     s00, s01, s11, n00, n01, n11, A0, A1 = _sums(x, ab, L, gamma2, PQ, CE, F, P)
     l11, l21, l22 = chol2(s00, s01, s11)
     u5, w5, w6 = l11 * u_a11, l21 * u_a11 + l22 * u_n21, l22 * u_a22
@@ -217,11 +219,11 @@ def sgd_reduced_kernel(KV, S, gamma, mean, noise, u_a11, u_n21, u_a22, lam, alph
     y = np.empty(B)
     PQ = np.empty((2, B * L))
     CE = np.empty((2, B * L))
-    F, E, P = np.empty((2, 6)), np.empty((2, 4)), np.empty(4)
+    F, E, P, K = np.empty((2, 6)), np.empty((2, 4)), np.empty(4), np.empty((2, B * L), np.int64)
     for j in range(n):
         _draw_step(S, gamma, mean, L, noise[j], KV, lam[j], member, table, x, ab, Z, E, y, PQ, CE)
         _step(KV, x, ab, Z, E, y, lam[j], alpha, two_over_b, L, gamma * gamma, u_a11[j], u_n21[j], u_a22[j],
-              PQ, CE, F, P, member)
+              PQ, CE, F, P, K, member)
         row = snap_rows[j]
         if row >= 0:
             snaps[row] = KV
