@@ -183,3 +183,35 @@ def test_gradient_equals_finite_differences(name):
 def test_gradient_equals_finite_differences_wide(name):
     for d, L, gamma, lam in [(4, 1, 0.3, 0.05), (400, 10, 1.5, 2.5), (10**4, 100, 0.7, 0.2)]:
         _fd_check(Problem(d=d, L=L, gamma=gamma, lam=lam), INTERIOR, name)
+
+
+@pytest.mark.parametrize("name", NONLINEARITY_NAMES)
+def test_value_without_error_is_the_estimated_one(name):
+    """population_risk_sigma (the finest rule alone) and population_risk_sigma_quad with its error
+    estimate: the same value to the bit, abserr nan without the estimate."""
+    problem = Problem(d=40, L=10, gamma=0.7, eps=0.1, lam=0.8)
+    full = population_risk_sigma_quad(problem, OFF_M, name)
+    fast = population_risk_sigma_quad(problem, OFF_M, name, with_error=False)
+    assert fast.value == full.value and np.isnan(fast.abserr) and full.abserr > 0
+    if name != "erf":   # erf's population_risk_sigma is the closed form
+        assert population_risk_sigma(problem, OFF_M, name) == full.value
+
+
+def test_softmax_transforms_do_not_depend_on_the_block(monkeypatch):
+    """The Laplace route computes each tau node's row on its own, so its block length (softmax_quad._CHUNK)
+    leaves every value and error estimate unchanged, bit for bit (off M; at the oracle with a wide tau rule,
+    and its search rule)."""
+    import theory.nonlinearity.softmax_quad as sq
+    from theory.nonlinearity.oracle import oracle_excess_sigma
+
+    at = lambda lam: Problem(d=40, L=10, gamma=0.7, eps=0.1, lam=lam)
+
+    def values():
+        big = oracle_excess_sigma(at(60.0), "softmax")
+        return [sq.risk_softmax(at(3.0), OFF_M), big.value, big.abserr,
+                oracle_excess_sigma(at(60.0), "softmax", with_error=False).value]
+
+    default = values()
+    for chunk in (17, 10**6):
+        monkeypatch.setattr(sq, "_CHUNK", chunk)
+        assert values() == default, chunk

@@ -31,17 +31,19 @@ def _scalar_args(problem: Problem, overlaps: Overlaps, route: str):
             raise ValueError(f"{name}={value!r} is not allowed: {route} takes scalar fields only")
 
 
-def population_risk_sigma_quad(problem: Problem, overlaps: Overlaps, sigma="erf") -> QuadResult:
+def population_risk_sigma_quad(problem: Problem, overlaps: Overlaps, sigma="erf",
+                               with_error: bool = True) -> QuadResult:
     """R = E[(Y - T_sigma(X))^2] by quadrature with an error estimate (scalar fields).
 
     ``sigma``: a member name or ``Nonlinearity`` (``theory.nonlinearity.nonlinearity``).
     Element-wise: ``theory.nonlinearity.elementwise_quad``; softmax: ``softmax_quad``.
+    ``with_error=False``: the finest rule alone, the same value to the bit, abserr nan.
     """
     member = nonlinearity(sigma)
     _scalar_args(problem, overlaps, "population_risk_sigma_quad")
     route = risk_softmax if member.kind == "softmax" else (
-        lambda p, o: risk_elementwise(member, p, o))
-    value, err = route(problem, overlaps)
+        lambda p, o, e: risk_elementwise(member, p, o, e))
+    value, err = route(problem, overlaps, with_error)
     return QuadResult(value=float(value), abserr=float(err))
 
 
@@ -60,11 +62,12 @@ def population_risk_sigma_grad(problem: Problem, overlaps: Overlaps, sigma="erf"
 
 def population_risk_sigma(problem: Problem, overlaps: Overlaps, sigma="erf") -> float:
     """R for any member: the closed form (paper Theorem 1, ``theory.risk.population_risk``) for
-    erf, which broadcasts; the quadrature value for the others (scalar fields)."""
+    erf, which broadcasts; the quadrature value for the others (scalar fields; the finest rule alone,
+    without the error estimate's coarser rule)."""
     member = nonlinearity(sigma)
     if isinstance(member, Erf):
         return population_risk(problem, overlaps)
-    return population_risk_sigma_quad(problem, overlaps, member).value
+    return population_risk_sigma_quad(problem, overlaps, member, with_error=False).value
 
 
 def risk_grad_sigma(problem: Problem, overlaps: Overlaps, sigma="erf") -> dict:
