@@ -69,9 +69,8 @@ def sample_sequences(s, gamma, eps, L, k_star, v_star, n, rng, J=None):
     """
     J, X, xi = sequence_draws(eps, L, k_star, v_star, n, rng, J)
     rows = np.arange(n)
-    informative = s * np.asarray(k_star, dtype=float) + gamma * X[rows, J]
-    X[rows, J] = informative
-    Y = informative @ np.asarray(v_star, dtype=float)
+    X[rows, J] = s * np.asarray(k_star, dtype=float) + gamma * X[rows, J]
+    Y = X[rows, J] @ np.asarray(v_star, dtype=float)
     if xi is not None:
         Y += eps * xi
     return X, Y, J
