@@ -294,6 +294,55 @@ def test_pdf_fonts_embedded_without_layout_tables_draw_the_same_glyphs(tmp_path,
         assert set(tables) == set(expected_tables) - set(LAYOUT_TABLES)   # hinting programs and all kept
 
 
+def test_ticks_placed_once_follow_what_they_depend_on():
+    """Inside ``ticks_placed_once`` an axis draws the ticks matplotlib draws without it after its limits,
+    scale, size, dpi or tick parameters change, with a locator and formatter shared with an axis of
+    another width (``sharex``), and places them once per state."""
+    import contextlib
+
+    from matplotlib import axis as maxis
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from figures.saving import ticks_placed_once
+
+    def drawn(block):
+        fig = Figure(figsize=(5.0, 2.5))
+        left, right = fig.subplots(1, 2, sharex=True, gridspec_kw={"width_ratios": (3, 1)})
+        for ax in (left, right):
+            ax.plot([1.0, 70.0], [0.5, 3.0])
+            ax.set_title("panel")
+        canvas, pictures = FigureCanvasAgg(fig), []
+        with block:
+            for change in (lambda: None, lambda: left.set_xlim(0.5, 40.0), lambda: right.set_yscale("log"),
+                           lambda: fig.set_size_inches(2.5, 2.5), lambda: setattr(fig, "dpi", 150.0),
+                           lambda: left.tick_params(axis="y", labelsize=16), lambda: left.set_ylim(-3e5, 2e6)):
+                change()
+                canvas.draw()
+                pictures.append(np.asarray(canvas.buffer_rgba()).copy())
+        return pictures
+
+    calls = []
+    update = maxis.Axis._update_ticks
+
+    def counted(self):
+        calls.append(self)
+        return update(self)
+
+    with figure_style():
+        maxis.Axis._update_ticks = counted
+        try:
+            reference = drawn(contextlib.nullcontext())
+            asked = len(calls)
+            placed = drawn(ticks_placed_once())   # wraps the counting function: counts the placements
+            computed = len(calls) - asked
+        finally:
+            maxis.Axis._update_ticks = update
+    for got, expected in zip(placed, reference):
+        assert np.array_equal(got, expected)
+    assert 0 < computed < asked / 2   # each axis asked several times per draw, placed once
+
+
 def test_lean_font_subsets_restores_the_backend():
     from matplotlib.backends import backend_pdf
 

@@ -184,9 +184,11 @@ def test_flow_states_are_feasible_and_the_projection_is_reported():
     from theory.parameters import gram_matrix
 
     # Which starts end below -64 eps is decided by round-off and differs between scipy versions
-    # (here starts 4 and 8 with scipy 1.17, starts 1, 9, 10 and 15 with scipy 1.10): take the first.
+    # (here starts 4 and 8 with scipy 1.17, starts 1, 9, 10 and 15 with scipy 1.10): take the first
+    # found, trying those first (each start is an integration of ~0.3 s).
     starts = sample_initial_overlaps(400, 16, np.random.default_rng(3))
-    for i in range(16):
+    known = [4, 8, 1, 9, 10, 15]
+    for i in known + [i for i in range(16) if i not in known]:
         start = Overlaps(**{n: float(getattr(starts, n)[i]) for n in OVERLAP_NAMES})
         traj = overlap_flow(Problem(d=400, lam=0.9), start, t_end=20.0)
         raw_end = np.linalg.eigvalsh(gram_matrix(*traj.sol(traj.t[-1])))[0]

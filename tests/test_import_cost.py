@@ -72,20 +72,29 @@ print('ok')
 
 
 
-def test_the_figure_recipes_load_no_plotting_library_until_they_plot():
+@pytest.fixture(scope="module")
+def loaded_by_discovery():
+    """The heavy modules (and mpmath) loaded in a new process after ``discover_recipes()``, then
+    after ``discover_claims()`` too: one process for the two tests below."""
+    prefixes = ("scipy", "mpmath", "sympy", "numba", "matplotlib")
+    snapshot = f"print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in {prefixes!r})))"
+    code = ("import sys; from figures.registry import discover_recipes; from figures.verify import discover_claims; "
+            f"discover_recipes(); {snapshot}; discover_claims(); {snapshot}")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    recipes, claims = out.stdout.split("\n")[:2]
+    return recipes.split(), claims.split()
+
+
+def test_the_figure_recipes_load_no_plotting_library_until_they_plot(loaded_by_discovery):
     """A claim that reads a figure's data imports that recipe's module in its worker: the recipes and
     their shared plotting helpers import matplotlib inside their plot functions only."""
-    code = ("import sys; from figures.registry import discover_recipes; discover_recipes(); "
-            "print('matplotlib' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
-    assert out.stdout.strip() == "False"
+    after_recipes, _ = loaded_by_discovery
+    assert "matplotlib" not in after_recipes, after_recipes
 
 
-def test_discovering_the_recipes_and_claims_loads_no_heavy_library():
+def test_discovering_the_recipes_and_claims_loads_no_heavy_library(loaded_by_discovery):
     """``slr list``, ``slr verify`` and ``slr reproduce`` import every recipe and claim module to
     discover them: the claims import scipy's stats and optimize and mpmath inside their functions."""
-    statement = ("from figures.registry import discover_recipes; from figures.verify import discover_claims; "
-                 "discover_recipes(); discover_claims()")
-    heavy = [m for m in _loaded_after(statement, ("scipy", "mpmath", "sympy", "numba", "matplotlib"))
-             if m in (*HEAVY, "mpmath")]
+    _, after_both = loaded_by_discovery
+    heavy = [m for m in after_both if m in (*HEAVY, "mpmath")]
     assert heavy == [], heavy

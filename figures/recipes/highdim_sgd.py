@@ -43,6 +43,7 @@ _SIZES = {True: {"path_d": [100, 1000], "path_runs": 16, "path_t": 0.25, "escape
                   "step_runs": 200, "step_t": 12.0}}
 # step_t 12: the claim highdim-largest-step is decided by flow time 6 (docs/math/highdim.md#the-largest-step)
 _Z95 = 1.959963984540054
+_STEP_QUADRATURE = 0.4  # panel (d)'s quadratures: half the nodes of 0.2, same fixed points (docs/math/highdim.md#the-largest-step)
 
 
 def params(quick: bool) -> dict:
@@ -132,20 +133,19 @@ def _step(p, rngs):
     the fixed points at step_c_fixed and c_crit, reduced SGD at step_c_fixed and at step_sides x c_crit."""
     from numerics.highdim import aligned_fixed_point, critical_step, fixed_point_branch
 
-    B = p["batch_size"]
+    B, q = p["batch_size"], {"quadrature_step": _STEP_QUADRATURE}
     problem = _problem(p, p["step_d"], p["step_lam_bar"])
-    branch = fixed_point_branch(problem, p["branch_c"], batch_size=B)
+    branch = fixed_point_branch(problem, p["branch_c"], batch_size=B, **q)
     out = {f"branch_{k}": np.array([getattr(f, k) for f in branch]) for k in ("c", "kappa", "nu", "stable", "instability")}
     # c_crit lies between the last stable point and the next grid c (unstable, or where the branch is lost)
     last = int(np.flatnonzero(out["branch_stable"])[-1]) if out["branch_stable"].any() else -1
     upper = p["branch_c"][last + 1] if last + 1 < len(p["branch_c"]) else np.inf
     out["c_crit_bracket"] = np.array([p["branch_c"][last] if last >= 0 else 0.0, upper])
     on_grid = [f for f in branch if f.c == p["step_c_fixed"]]  # the fixed point at step_c_fixed: the branch's if on it
-    fixed = on_grid[0] if on_grid else fixed_point_branch(problem, [p["step_c_fixed"]], batch_size=B)[0]
-    on_start = [(f.kappa, f.nu) for f in branch if f.c == p["crit_c_start"]]  # continued from the branch's point there
+    fixed = on_grid[0] if on_grid else fixed_point_branch(problem, [p["step_c_fixed"]], batch_size=B, **q)[0]
     crit = critical_step(problem, batch_size=B, c_start=p["crit_c_start"], factor=p["crit_factor"], c_tol=p["crit_tol"],
-                         start=(on_start or [(0.99, 0.99)])[0])
-    end = crit.at_crit or aligned_fixed_point(problem, c=crit.c_crit, batch_size=B, start=(crit.below.kappa, crit.below.nu))
+                         first=next((f for f in branch if f.c == p["crit_c_start"]), None), **q)  # the branch's point
+    end = crit.at_crit or aligned_fixed_point(problem, c=crit.c_crit, batch_size=B, start=(crit.below.kappa, crit.below.nu), **q)
     out.update({"c_crit": np.array(crit.c_crit), "c_crit_kind": np.array(crit.kind),
                 "fixed_point": np.array([fixed.kappa, fixed.nu, fixed.s2_theta_variance]),
                 "crit_end": np.array([end.kappa, end.nu])})

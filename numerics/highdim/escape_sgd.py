@@ -26,14 +26,12 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
 from theory.highdim import gradient_moments, population_drift, second_order_drift, task_scalars
 
 from ..dynamics.initial import sample_initial_overlaps
-from ..dynamics.ode import check_solution
 from .effective_flow import check_highdim_settings
-from .escape import unstable_mode
+from .escape import alignment_time_on_m, unstable_mode
 from .fluctuations import increment_covariance, population_velocity
 from .per_run import per_run_drift
 from .window_expansion import EXPANSION_ORDERS, saddle_expansion
@@ -119,14 +117,10 @@ def _tau_after(problem, start, c, batch_size, delta, t_max):
     """First time min(|kappa|, |nu|) = 1 - delta along dx/dtau = G(x) from ``start`` = (kappa, nu) on M. M is
     invariant under G (module docstring of ``per_run_drift``), so the path is that of (kappa, nu) with theta = eta =
     rho = 0: two equations, without the off-M fast mode that makes the five stiff."""
-    def aligned(_, y):
-        return min(abs(y[0]), abs(y[1])) - (1.0 - delta)
-
-    def on_m(_, y):
+    def on_m(y):
         return per_run_drift(problem, (y[0], y[1], 0.0, 0.0, 0.0), c=c, batch_size=batch_size,
                              quadrature_step=_TAU_QUADRATURE)[:2]
 
-    aligned.terminal, aligned.direction = True, 1
     # rtol 1e-4: the alignment time to ~1e-3 (measured at lambda = 1/s, c = 0.5, delta = 0.2 against rtol 1e-8:
     # 8.48686 vs 8.48673, 8.14326 vs 8.14223, 8.05069 vs 8.04998 at d = 10^3, 10^3.5, 10^4; the five equations at
     # rtol 1e-4 were as far, 5.7e-4 to 7.4e-4, with 153-213 right-hand sides against 77-79), far below the law's own
@@ -134,12 +128,7 @@ def _tau_after(problem, start, c, batch_size, delta, t_max):
     # side, the cost) at trapezoid step _TAU_QUADRATURE, half the nodes of the default 0.2: the drift changes by
     # <= 2e-14 relative at lambda = lambda_bar / s, d >= 10^3, lambda_bar <= 4, and by <= 1.3e-7 at the worst gate
     # scale lambda sd = 1 (measured against step 0.1), 10^3 below this rtol
-    sol = solve_ivp(on_m, (0.0, t_max), np.asarray(start, dtype=float), method="LSODA", rtol=1e-4, atol=1e-7,
-                    events=aligned)
-    check_solution(sol, "drift-of-one-run", "LSODA")
-    if len(sol.t_events[0]) == 0:
-        raise RuntimeError(f"the drift of one run from {tuple(start)} does not align by t_max={t_max}: {sol.message}")
-    return float(sol.t_events[0][0])
+    return alignment_time_on_m(on_m, start, delta=delta, t_max=t_max, rtol=1e-4, atol=1e-7, what="drift-of-one-run")
 
 
 @dataclasses.dataclass(frozen=True)

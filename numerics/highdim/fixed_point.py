@@ -40,6 +40,8 @@ def _eigen_step(d):
 # on |G| at the root: moves (kappa, nu) by <= 1e-9 / (slowest rate, >~ 0.01), far below any Monte-Carlo
 # error; far above the quadrature's ~1e-13 noise, which stops Newton's method from doing much better
 _ROOT_TOL = 1e-9
+# a kept Jacobian must cut max |G| this much per step (Newton's quadratic convergence does near the root), else a fresh one
+_CONTRACTION = 4.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,13 +81,17 @@ def _on_m(kappa_nu):
 
 
 def _newton(f, a, max_iter=40):
-    """Damped Newton's method on f: (-1, 1)^2 -> R^2 (Jacobian by central differences, step halved
-    until it stays inside and |f| decreases). Returns (a, max |f(a)|)."""
-    fa = f(a)
+    """Damped Newton's method on f: (-1, 1)^2 -> R^2 (step halved until it stays inside and |f| decreases). The
+    Jacobian (central differences, 4 evaluations of f) is kept while an accepted step cuts max |f| at least
+    _CONTRACTION-fold and taken afresh otherwise, or when a kept one finds no step: a continuation's Newton steps then
+    cost one evaluation each. Returns (a, max |f(a)|)."""
+    fa, J = f(a), None
     for _ in range(max_iter):
         if np.max(np.abs(fa)) <= _ROOT_TOL:
             break
-        J = central_jacobian(f, a, _JAC_STEP)
+        fresh = J is None
+        if fresh:
+            J = central_jacobian(f, a, _JAC_STEP)
         step = np.linalg.lstsq(J, -fa, rcond=None)[0]
         for _ in range(30):
             inside = np.all(np.abs(a + step) < 1.0 - _JAC_STEP)
@@ -94,47 +100,53 @@ def _newton(f, a, max_iter=40):
             except FastModeUnstable:
                 inside = False
             if inside and np.linalg.norm(trial) < np.linalg.norm(fa):
+                if np.max(np.abs(trial)) * _CONTRACTION > np.max(np.abs(fa)):
+                    J = None
                 a, fa = a + step, trial
                 break
             step = step / 2
         else:
-            break
+            if fresh:
+                break
+            J = None
     return a, float(np.max(np.abs(fa)))
 
 
-def stability_jacobian(problem, x, *, c, batch_size) -> np.ndarray:
+def stability_jacobian(problem, x, *, c, batch_size, quadrature_step=0.2) -> np.ndarray:
     """dG/dx (5 x 5) of ``per_run_drift`` at the point x of the five overlaps, by central differences with the
     step ``_eigen_step(d)`` (its truncation error ~2e-5 at every d): the Jacobian whose eigenvalues decide the
-    stability of ``aligned_fixed_point`` (docs/math/highdim.md#the-largest-step)."""
-    return central_jacobian(lambda y: per_run_drift(problem, y, c=c, batch_size=batch_size), np.asarray(x, float),
+    stability of ``aligned_fixed_point`` (docs/math/highdim.md#the-largest-step); ``quadrature_step`` as ``per_run_drift``."""
+    return central_jacobian(lambda y: per_run_drift(problem, y, c=c, batch_size=batch_size,
+                                                    quadrature_step=quadrature_step), np.asarray(x, float),
                             _eigen_step(problem.d))
 
 
-def aligned_fixed_point(problem, *, c, batch_size, start=(0.99, 0.99)) -> AlignedFixedPoint:
+def aligned_fixed_point(problem, *, c, batch_size, start=(0.99, 0.99), quadrature_step=0.2) -> AlignedFixedPoint:
     """The fixed point of ``per_run_drift`` on M reached by Newton's method (scipy ``root``) from
     ``start`` = (kappa, nu) (continuation: pass the fixed point at a nearby c). ``problem`` a
-    ``theory.Problem`` with lam a number, d >= 4; c > 0; B >= 1 (ValueError naming them). Raises
-    RuntimeError if the solver does not converge or leaves (-1, 1)^2 (no fixed point near ``start``)."""
+    ``theory.Problem`` with lam a number, d >= 4; c > 0; B >= 1 (ValueError naming them); ``quadrature_step``: that of
+    ``per_run_drift`` everywhere. Raises RuntimeError if the solver does not converge or leaves (-1, 1)^2 (no fixed
+    point near ``start``)."""
     check_highdim_settings(problem, c, batch_size)
     start = np.asarray(start, dtype=float)
     if start.shape != (2,) or not np.all(np.abs(start) < 1):
         raise ValueError(f"start={start!r} is not allowed: (kappa, nu) with |kappa|, |nu| < 1")
 
     def on_m(y):
-        return per_run_drift(problem, _on_m(y), c=c, batch_size=batch_size)[:2]
+        return per_run_drift(problem, _on_m(y), c=c, batch_size=batch_size, quadrature_step=quadrature_step)[:2]
 
     a, residual = _newton(on_m, start)
     if residual > _ROOT_TOL:
         raise RuntimeError(f"no aligned fixed point found from start={tuple(start)} at c={c}: "
                            f"Newton's method stopped at |G| = {residual:.3g}")
     x = _on_m(a)
-    eig = np.linalg.eigvals(stability_jacobian(problem, x, c=c, batch_size=batch_size))
-    mode = fast_mode(problem, x, c=c, batch_size=batch_size)
+    eig = np.linalg.eigvals(stability_jacobian(problem, x, c=c, batch_size=batch_size, quadrature_step=quadrature_step))
+    mode = fast_mode(problem, x, c=c, batch_size=batch_size, quadrature_step=quadrature_step)
     return AlignedFixedPoint(float(c), int(batch_size), float(x[0]), float(x[1]), eig[np.argsort(eig.real)],
                              residual, mode.s2_theta_variance, c / problem.d * abs(mode.mu))
 
 
-def fixed_point_branch(problem, c_values, *, batch_size, start=(0.99, 0.99), max_halvings=6) -> list:
+def fixed_point_branch(problem, c_values, *, batch_size, start=(0.99, 0.99), max_halvings=6, quadrature_step=0.2) -> list:
     """The aligned fixed points at the increasing ``c_values`` by continuation (each solve starts from
     the previous fixed point; a failed solve is retried through 2, 4, ... intermediate steps, up to
     ``max_halvings`` times; for the first c, from ``start`` through c/2, c/4, ...). The list stops
@@ -148,7 +160,8 @@ def fixed_point_branch(problem, c_values, *, batch_size, start=(0.99, 0.99), max
         for _ in range(max_halvings + 1):
             try:
                 for cc in ladder:
-                    fp = aligned_fixed_point(problem, c=cc, batch_size=batch_size, start=point)
+                    fp = aligned_fixed_point(problem, c=cc, batch_size=batch_size, start=point,
+                                             quadrature_step=quadrature_step)
                     point = (fp.kappa, fp.nu)
                 break
             except RuntimeError:
@@ -176,16 +189,21 @@ class CriticalStep:
 
 
 def critical_step(problem, *, batch_size, c_start=0.1, c_max=100.0, factor=1.5,
-                  c_tol=1e-3, start=(0.99, 0.99)) -> CriticalStep:
+                  c_tol=1e-3, start=(0.99, 0.99), first=None, quadrature_step=0.2) -> CriticalStep:
     """The critical c of the module docstring: continuation of the aligned fixed point from c_start up a
     geometric grid (ratio ``factor``, taken to its square root whenever Newton's method fails) until it is
     unstable (then ``brentq`` on the growth rate) or lost for every ratio > 1 + c_tol (a fold), to
     relative accuracy ``c_tol``; ``start``: where Newton's method starts at c_start (``fixed_point_branch``; at
     large d the fixed point at small c lies within O(1/d) of kappa = 1, where (0.99, 0.99) may fail: start at a larger
-    c_start from ``numerics.highdim.limit_fixed_point``). RuntimeError if still stable at c_max."""
+    c_start from ``numerics.highdim.limit_fixed_point``). ``first``: the fixed point at c_start when the caller has it
+    from this continuation (``fixed_point_branch``'s at c_start; Newton's method started at it returns it, so it is
+    not solved again); ``quadrature_step``: that of ``per_run_drift``. RuntimeError if still stable at c_max."""
     c_start, c_max, c_tol, factor = (check_positive_real(n, v) for n, v in (
         ("c_start", c_start), ("c_max", c_max), ("c_tol", c_tol), ("factor", factor)))
-    first = fixed_point_branch(problem, [c_start], batch_size=batch_size, start=start)
+    if first is not None and (first.c, first.batch_size) != (c_start, batch_size):
+        raise ValueError(f"first={first!r} is not allowed: the fixed point at c_start={c_start}, B={batch_size}")
+    first = [first] if first is not None else fixed_point_branch(problem, [c_start], batch_size=batch_size, start=start,
+                                                                 quadrature_step=quadrature_step)
     if not first:
         raise RuntimeError(f"no aligned fixed point found at c_start={c_start}")
     last = first[0]
@@ -195,7 +213,8 @@ def critical_step(problem, *, batch_size, c_start=0.1, c_max=100.0, factor=1.5,
     while ratio - 1.0 > c_tol:
         c_next = min(c * ratio, c_max)
         try:
-            nxt = aligned_fixed_point(problem, c=c_next, batch_size=batch_size, start=(last.kappa, last.nu))
+            nxt = aligned_fixed_point(problem, c=c_next, batch_size=batch_size, start=(last.kappa, last.nu),
+                                      quadrature_step=quadrature_step)
         except RuntimeError:
             ratio = np.sqrt(ratio)
             continue
@@ -206,7 +225,8 @@ def critical_step(problem, *, batch_size, c_start=0.1, c_max=100.0, factor=1.5,
 
             def instability(cc):
                 if cc not in known:
-                    known[cc] = aligned_fixed_point(problem, c=cc, batch_size=batch_size, start=(last.kappa, last.nu))
+                    known[cc] = aligned_fixed_point(problem, c=cc, batch_size=batch_size, start=(last.kappa, last.nu),
+                                                    quadrature_step=quadrature_step)
                 return known[cc].instability
             kind = "fast mode" if nxt.fast_contraction - 2.0 >= nxt.growth_rate else "slow mode"
             c_crit = float(brentq(instability, c, c_next, rtol=c_tol))
