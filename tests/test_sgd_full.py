@@ -90,6 +90,26 @@ def test_logged_overlaps_are_those_of_the_vectors_and_training_ignores_the_test_
     assert np.array_equal(a.kappa[0], np.sum(k * ks, 1)) and np.array_equal(a.rho[0], np.sum(k * v, 1))
 
 
+@pytest.mark.parametrize("per_run", ["seed sequences", "generators"])
+def test_runs_seeded_one_by_one_draw_and_advance_their_seeds_alike_on_both_stream_routes(rng, per_run):
+    """Without a test set the compiled route takes each run's training state from its seed (``stream_states``),
+    with one from a Generator (``child_streams``): the same trajectories bit for bit, and the seeds given
+    per run are left advanced alike (two children spawned each)."""
+    problem = Problem(d=12, L=4, eps=0.1, lam=1.0)
+    vecs = sample_initial_vectors(12, 3, rng)
+    kw = dict(alpha=0.02, n_steps=12, batch_size=3, log_every=4)
+    make = (lambda: np.random.SeedSequence(8).spawn(3)) if per_run == "seed sequences" else (
+        lambda: [np.random.default_rng(s) for s in np.random.SeedSequence(8).spawn(3)])
+    seeds_a, seeds_b = make(), make()
+    a = online_sgd_full(problem, *vecs, rng=seeds_a, **kw)
+    b = online_sgd_full(problem, *vecs, rng=seeds_b, test_size=5, **kw)
+    for name in OVERLAP_NAMES:
+        assert np.array_equal(getattr(a, name), getattr(b, name))
+    spawned = lambda seeds: [getattr(s, "bit_generator", s) for s in seeds]
+    count = lambda seeds: [(x.seed_seq if hasattr(x, "seed_seq") else x).n_children_spawned for x in spawned(seeds)]
+    assert count(seeds_a) == count(seeds_b) == [2, 2, 2]
+
+
 def test_full_simulator_rejects_bad_input(rng):
     problem = Problem(d=6, lam=1.0)
     k, v, ks, vs = sample_initial_vectors(6, 2, rng)

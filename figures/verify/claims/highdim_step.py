@@ -27,7 +27,7 @@ def _z(x, expected):
        "of one run (the fast theta-fluctuation averaged in discrete time) is where the runs settle, with the "
        "predicted s^2 Var(theta); at 0.8 c_crit the runs stay aligned, at 1.25 c_crit nu falls below every "
        "aligned fixed point",
-       figure="highdim_sgd")
+       figure="highdim_sgd", cost=0.23)  # measured in slr verify of the high-dimensional claims (2 workers, full mode, load ~8)
 def highdim_largest_step(quick: bool, rng, figure) -> Check:
     # The figure's panel (d): c_crit, the fixed points at c = 2 and at c_crit, and the final overlaps of its
     # reduced SGD runs (rows: c = 2 from the fixed point, 0.8 and 1.25 c_crit from (0.9, 0.9) on M).
