@@ -26,6 +26,7 @@ import sys  # noqa: E402
 import time  # noqa: E402
 
 import numpy as np  # noqa: E402
+from bench_risk import best_time  # noqa: E402  (benchmarks/ is the script's folder)
 
 
 def load():
@@ -34,12 +35,7 @@ def load():
 
 def best_cpu(fn, repeat):
     fn()  # compile / warm
-    best = math.inf
-    for _ in range(repeat):
-        t0 = time.process_time()
-        fn()
-        best = min(best, time.process_time() - t0)
-    return best
+    return best_time(fn, repeat)
 
 
 def setup(R, n):

@@ -43,8 +43,8 @@ def test_run_job_seeds_are_reproducible():
 
 def test_serial_threads_and_dask_give_identical_numbers():
     """Serially, on threads and on a dask worker process: the same numbers. (On a pool of 2
-    processes: test_a_sweep_equals_its_experiments_run_one_by_one below, and the claim
-    sgd-determinism-across-executors of the session's quick verification.)"""
+    processes: test_a_sweep_equals_its_experiments_run_one_by_one below; the claim
+    sgd-determinism-across-executors compares one worker process and three threads.)"""
     distributed = pytest.importorskip("distributed")
     kw = dict(runs_per_task=2)  # 3 tasks of 2, 2, 1 runs
     serial = run_sgd_experiment(SMALL, executor=None, **kw)
