@@ -1,4 +1,4 @@
-"""The mutation campaign's list (tests/mutation/mutants.py) is well formed and true to the tree:
+"""The mutation campaign's list (tests/mutation/mutants*.py) is well formed and true to the tree:
 every snippet exists exactly once, every named test file and claim exists. The campaign itself
 (`python -m tests.mutation`) runs in CI, not here."""
 
@@ -22,8 +22,8 @@ def _load(name):
     return module
 
 
-MUTANTS = _load("mutants")
 RUNNER = _load("runner")
+MUTANTS = RUNNER.load_mutants(ROOT)
 
 
 def test_every_snippet_exists_exactly_once_and_the_list_is_well_formed():
@@ -57,8 +57,8 @@ def test_no_snippet_cites_the_specification_by_section():
 def test_a_moved_snippet_is_an_error(tmp_path):
     m = MUTANTS.MUTANTS[0]
     (tmp_path / "tests" / "mutation").mkdir(parents=True)
-    for name in ("mutants.py",):
-        (tmp_path / "tests" / "mutation" / name).write_text((ROOT / "tests" / "mutation" / name).read_text())
+    for source in (ROOT / "tests" / "mutation").glob("*.py"):  # the list and the modules it imports
+        (tmp_path / "tests" / "mutation" / source.name).write_text(source.read_text())
     target = tmp_path / m.path
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text("nothing here\n")

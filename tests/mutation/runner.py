@@ -49,12 +49,17 @@ _TIMEOUT = 900.0  # seconds per pytest or verify run of one mutant; a hang count
 
 
 def load_mutants(repo: Path = REPO):
-    """The ``MUTANTS`` list of ``tests/mutation/mutants.py`` under ``repo``, loaded by path."""
-    spec = importlib.util.spec_from_file_location("_slr_mutants", repo / "tests" / "mutation" / "mutants.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses resolve their module by name
-    spec.loader.exec_module(module)
-    return module
+    """The module ``tests/mutation/mutants.py`` under ``repo`` (its ``MUTANTS``, ``CATEGORIES``), loaded by path as
+    part of a package of its own, ``_slr_mutation`` (the category modules it imports come from the same tree)."""
+    folder = repo / "tests" / "mutation"
+    for name in [n for n in sys.modules if n == "_slr_mutation" or n.startswith("_slr_mutation.")]:
+        del sys.modules[name]  # another tree's list, loaded before
+    spec = importlib.util.spec_from_file_location("_slr_mutation", folder / "__init__.py",
+                                                  submodule_search_locations=[str(folder)])
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = package  # relative imports and dataclasses resolve their modules by name
+    spec.loader.exec_module(package)
+    return importlib.import_module("_slr_mutation.mutants")
 
 
 def check_mutants(mutants, repo: Path = REPO) -> list[str]:
