@@ -27,7 +27,8 @@ import itertools
 import numpy as np
 import sympy as sp
 
-from .functions import _simplified, numeric_function
+from ._exact import simplified
+from .functions import numeric_function
 from .manifold import reduced_flow, reduced_parameters
 from .risk_expr import risk_symbols
 
@@ -80,7 +81,7 @@ def _zeros(expr, var) -> list:
     """The zeros of ``expr`` in ``var`` found by ``sympy.solve``: its candidates (a superset of
     the solutions it finds; its own checking, by simplification, is skipped), each kept iff
     ``expr`` vanishes there exactly."""
-    return [x for x in sp.solve(expr, var, check=False, simplify=False) if _simplified(expr.subs(var, x)) == 0]
+    return [x for x in sp.solve(expr, var, check=False, simplify=False) if simplified(expr.subs(var, x)) == 0]
 
 
 def _candidates():

@@ -139,14 +139,6 @@ class ZetaTTT(_ZetaDerivative):
         raise ArgumentIndexError(self, argindex)
 
 
-def _simplified(expr):
-    """``expr`` simplified: 0 when it is 0 structurally or after expansion (cheap tests first),
-    else ``sympy.simplify(expr)``."""
-    if expr == 0 or sp.expand(expr) == 0:
-        return sp.S.Zero
-    return sp.simplify(expr)
-
-
 def zeta_at_zero(g):
     """zeta(0, g) = (2/pi) arcsin(2g^2/(1+2g^2)) (docs/math/risk.md#the-function-zeta), as a sympy expression."""
     return 2 / sp.pi * sp.asin(2 * g**2 / (1 + 2 * g**2))

@@ -36,8 +36,9 @@ import itertools
 
 import sympy as sp
 
-from .functions import Zeta, ZetaT, ZetaTT, _simplified, numeric_function
-from .risk_expr import _partial_at, risk_gradient_expressions, risk_symbols
+from ._exact import partial_at, simplified
+from .functions import Zeta, ZetaT, ZetaTT, numeric_function
+from .risk_expr import risk_gradient_expressions, risk_symbols
 
 __all__ = ["OracleHessianExpressions", "oracle_hessian_expressions", "oracle_hessian_block_symbolic",
            "CriticalLambdaLimit", "critical_lambda_limit"]
@@ -84,7 +85,7 @@ def oracle_hessian_expressions() -> OracleHessianExpressions:
     oracle = {S.kappa: 1, S.nu: 1, S.theta: 0, S.eta: 0, S.rho: 0}
     gradient = dict(zip(_NAMES, risk_gradient_expressions()))
     values = {first[n]: gradient[n].subs(oracle) for n in _NAMES}
-    values.update({second[(a, b)]: _partial_at(gradient[a], sym[b], oracle) for (a, b) in second})
+    values.update({second[(a, b)]: partial_at(gradient[a], sym[b], oracle) for (a, b) in second})
     Hs = H.xreplace(values)
     block_idx = (0, 3)
     block = Hs.extract(list(block_idx), list(block_idx))
@@ -92,7 +93,7 @@ def oracle_hessian_expressions() -> OracleHessianExpressions:
     off = [Hs[i, j] for i in block_idx for j in others]
     off += [Hs[i, j] for i in others for j in others if i != j]
     diag = [Hs[i, i] - e for i, e in zip(others, (-values[first["kappa"]],) * 2 + (-values[first["nu"]],) * 2)]
-    decoupled = all(_simplified(e) == 0 for e in off + diag)
+    decoupled = all(simplified(e) == 0 for e in off + diag)
     return OracleHessianExpressions(coords, H, Hs, block, (-values[first["kappa"]], -values[first["nu"]]),
                          decoupled)
 
@@ -157,11 +158,11 @@ def critical_lambda_limit() -> CriticalLambdaLimit:
     s = sp.Symbol("s", positive=True)
     poly = sp.Poly(det_inf.xreplace({S.d: 2 * s**2}), s)
     coefficients = {power: coefficient for (power,), coefficient in zip(poly.monoms(), poly.coeffs())}
-    affine = all(_simplified(c) == 0 for power, c in coefficients.items() if power not in (0, 2))
+    affine = all(simplified(c) == 0 for power, c in coefficients.items() if power not in (0, 2))
     leading = factored = sp.factor(coefficients.get(2, sp.S.Zero) / 2)
     # Candidates without sympy's own (simplify-based) checking, each then checked exactly.
     candidates = sp.solve(leading, S.lam, check=False, simplify=False)
-    roots = tuple(r for r in candidates if r.is_positive and _simplified(leading.subs(S.lam, r)) == 0)
+    roots = tuple(r for r in candidates if r.is_positive and simplified(leading.subs(S.lam, r)) == 0)
     # First-order perturbation of the root: lam_c = lam_0 + c1/d + O(1/d^2), c1 = -remainder/leading'
     # (at the root both are algebraic numbers times polynomials in gamma, L: radsimp and factor
     # give the canonical form).

@@ -31,8 +31,9 @@ import functools
 import sympy as sp
 
 from .dynamics import flow_in_partials, partial_symbols, pgd_step_in_partials
-from .functions import Zeta, _simplified, erf_prime_expr
-from .risk_expr import _risk_gradient_on_manifold, risk_expression, risk_symbols
+from ._exact import partial_at, simplified
+from .functions import Zeta, erf_prime_expr
+from .risk_expr import risk_expression, risk_symbols
 
 __all__ = ["ManifoldInvariance", "manifold_invariance", "ReducedFlow", "reduced_flow",
            "reduced_parameters", "LocalRatesExpressions", "oracle_local_rates_symbolic"]
@@ -55,6 +56,15 @@ class ManifoldInvariance:
 
 
 @functools.lru_cache(maxsize=None)
+def _risk_gradient_on_manifold() -> tuple:
+    """(R_kappa, R_nu, R_theta, R_eta, R_rho) on M = {theta = eta = rho = 0}: the partials of
+    ``risk_expression`` (as ``theory.symbolic.risk_gradient_expressions``) restricted to M, derived on M."""
+    S = risk_symbols()
+    R = risk_expression()
+    return tuple(partial_at(R, o, S.manifold) for o in S.overlaps)
+
+
+@functools.lru_cache(maxsize=None)
 def _flow_on_manifold() -> tuple:
     """The five-overlap ODE (``theory.symbolic.overlap_flow_expressions``) on M: its form in the
     partials on M, with the partials of R on M substituted (the same expressions as substituting
@@ -70,13 +80,13 @@ def manifold_invariance() -> ManifoldInvariance:
     M = S.manifold
     off = (S.theta, S.eta, S.rho)
     poly = sp.Poly(sp.expand(risk_expression()), *off)
-    linear = tuple(_simplified(poly.coeff_monomial(m)) for m in off)
-    partials = tuple(_simplified(x) for x in _risk_gradient_on_manifold()[2:])
-    flow = tuple(_simplified(x) for x in _flow_on_manifold()[2:])
+    linear = tuple(simplified(poly.coeff_monomial(m)) for m in off)
+    partials = tuple(simplified(x) for x in _risk_gradient_on_manifold()[2:])
+    flow = tuple(simplified(x) for x in _flow_on_manifold()[2:])
     # One PGD step: on M the partials R_theta, R_eta, R_rho are 0 (proved just above).
     _, new = pgd_step_in_partials()
     _, _, Rt, Re, Rr = partial_symbols()
-    pgd = tuple(_simplified(x.subs(M).subs({Rt: 0, Re: 0, Rr: 0})) for x in new[2:])
+    pgd = tuple(simplified(x.subs(M).subs({Rt: 0, Re: 0, Rr: 0})) for x in new[2:])
     return ManifoldInvariance(linear, poly.total_degree(), partials, flow, pgd)
 
 
@@ -122,7 +132,7 @@ def reduced_flow() -> ReducedFlow:
     flow = _flow_on_manifold()
     derived = (risk_expression().subs(M), grads[0], grads[1], flow[0], flow[1])
     stated = (stated_risk, stated_r_kappa, stated_r_nu, kappa_dot, nu_dot)
-    residuals = tuple(_simplified(sp.expand((x - y).rewrite(sp.erf))) for x, y in zip(derived, stated))
+    residuals = tuple(simplified(sp.expand((x - y).rewrite(sp.erf))) for x, y in zip(derived, stated))
     return ReducedFlow(stated_risk, stated_r_kappa, stated_r_nu, kappa_dot, nu_dot, residuals)
 
 
@@ -160,7 +170,7 @@ def oracle_local_rates_symbolic() -> LocalRatesExpressions:
     r_phi = 2 * S.gamma**2 * a_l * erf_prime_expr(a_l) * sp.erfc(b)
     r_psi = 2 * S.gamma**2 * sp.erf(a_l)
     target = sp.diag(-r_phi, -r_psi)
-    residuals = tuple(_simplified(sp.expand((jac[i] - target[i]).rewrite(sp.erf))) for i in range(4))
+    residuals = tuple(simplified(sp.expand((jac[i] - target[i]).rewrite(sp.erf))) for i in range(4))
     # erfc(b) > 0 for every real b, and erf(a_l) > 0 once sympy decides a_l > 0 (erf is odd and
     # increasing); sympy < 1.14 cannot decide the sign of erf itself, so both are replaced by
     # positive symbols p, q and sympy decides the sign of the rest.

@@ -159,24 +159,6 @@ def risk_gradient_expressions() -> tuple:
     return tuple(sp.diff(R, o) for o in risk_symbols().overlaps)
 
 
-def _partial_at(expr, var, point: dict):
-    """d expr / d var at ``point`` (a dict symbol -> value, which may leave ``var`` free): the other
-    coordinates are set to their values first (differentiation in ``var`` commutes with fixing
-    them), which keeps the expression that is differentiated small."""
-    fixed = expr.subs({k: v for k, v in point.items() if k != var})
-    partial = sp.diff(fixed, var)
-    return partial.subs(var, point[var]) if var in point else partial
-
-
-@functools.lru_cache(maxsize=None)
-def _risk_gradient_on_manifold() -> tuple:
-    """(R_kappa, R_nu, R_theta, R_eta, R_rho) on M = {theta = eta = rho = 0}: the partials of
-    ``risk_expression`` (as ``risk_gradient_expressions``) restricted to M, derived on M."""
-    S = risk_symbols()
-    R = risk_expression()
-    return tuple(_partial_at(R, o, S.manifold) for o in S.overlaps)
-
-
 @functools.lru_cache(maxsize=None)
 def _risk_numeric():
     return numeric_function(risk_symbols().all, risk_expression())
