@@ -32,6 +32,8 @@ import numpy as np
 from theory.checks import check_integer
 from theory.parameters import Overlaps
 
+from ..montecarlo.task import standard_normals
+
 __all__ = ["sample_initial_vectors", "sample_initial_overlaps"]
 
 
@@ -66,21 +68,22 @@ def sample_initial_vectors(d: int, n_runs: int, rng: np.random.Generator, on_man
     uniform on the unit sphere. ``on_manifold=True``: k uniform on the sphere orthogonal to v*,
     then v uniform on the sphere orthogonal to k* and k (so theta = eta = rho = 0 up to roundoff).
     Sibling: ``sample_initial_overlaps`` (the same law of the overlaps, at O(1) cost per run).
-    Requires d >= 2.
+    The normals are ``rng.standard_normal``'s (``numerics.montecarlo.task.standard_normals``: drawn
+    by a compiled loop on an SFC64 generator, about four times faster). Requires d >= 2.
     """
     _check_args(d, n_runs)
-    k_star = _unit(rng.standard_normal((n_runs, d)))
-    v_star = _unit(_reject(rng.standard_normal((n_runs, d)), k_star))
+    k_star = _unit(standard_normals(rng, (n_runs, d)))
+    v_star = _unit(_reject(standard_normals(rng, (n_runs, d)), k_star))
     if not on_manifold:
-        k = _unit(rng.standard_normal((n_runs, d)))
-        v = _unit(rng.standard_normal((n_runs, d)))
+        k = _unit(standard_normals(rng, (n_runs, d)))
+        v = _unit(standard_normals(rng, (n_runs, d)))
         return k, v, k_star, v_star
-    k = _unit(_reject(rng.standard_normal((n_runs, d)), v_star))
+    k = _unit(_reject(standard_normals(rng, (n_runs, d)), v_star))
     if d == 2:  # k = +-k*: span{k*, k} is one-dimensional
-        v = _unit(_reject(rng.standard_normal((n_runs, d)), k_star))
+        v = _unit(_reject(standard_normals(rng, (n_runs, d)), k_star))
         return k, v, k_star, v_star
     k_perp = _unit(k - np.sum(k * k_star, axis=-1, keepdims=True) * k_star)
-    v = _unit(_reject(rng.standard_normal((n_runs, d)), k_star, k_perp))
+    v = _unit(_reject(standard_normals(rng, (n_runs, d)), k_star, k_perp))
     return k, v, k_star, v_star
 
 

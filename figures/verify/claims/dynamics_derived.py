@@ -129,7 +129,10 @@ def initial_overlap_law(quick: bool, rng) -> Check:
     n = 2_000 if quick else _LAW_N
     # The vector samples (the costly part: d-dimensional vectors) are drawn once and serve both the
     # test and the power batch; the power derivation above concerns the direct sample only.
-    vectors = _vector_statistics(n, rng)
+    # On an SFC64 child stream: sample_initial_vectors draws its normals by a compiled loop there.
+    from numerics.sgd.trajectory import child_streams
+
+    vectors = _vector_statistics(n, child_streams(rng, 1)[0])
     pvalues = _ks_pvalues(n, rng, vectors)
     m = len(pvalues)
     level = _FAMILY_RATE / m
