@@ -28,6 +28,7 @@ import copy
 import dataclasses
 import functools
 import hashlib
+import os
 from pathlib import Path
 
 __all__ = ["CodeClosure", "code_closure", "code_hash", "is_project_module", "module_file", "project_root"]
@@ -41,10 +42,12 @@ def project_root() -> Path:
 
 
 def module_file(name: str, root: Path) -> Path | None:
-    base = root.joinpath(*name.split("."))
-    for path in (base.with_suffix(".py"), base / "__init__.py"):
-        if path.is_file():
-            return path
+    """``<root>/a/b.py`` or ``<root>/a/b/__init__.py`` for module ``a.b``, or None (string paths:
+    a closure looks up thousands)."""
+    base = os.path.join(root, *name.split("."))
+    for path in (base + ".py", os.path.join(base, "__init__.py")):
+        if os.path.isfile(path):
+            return Path(path)
     return None
 
 
@@ -68,6 +71,7 @@ class CodeClosure:
     start: str = ""
     followed: dict = dataclasses.field(default_factory=dict)   # name -> text
     texts: dict = dataclasses.field(default_factory=dict)      # name -> text of a re-exporting __init__
+    read: dict = dataclasses.field(default_factory=dict, repr=False, compare=False)  # name -> _read's answer
 
     def modules(self) -> list[str]:
         return sorted(set(self.followed) | set(self.texts))
@@ -83,7 +87,14 @@ class CodeClosure:
         return h.hexdigest()
 
 
-def _read(name: str, root: Path, importer: str) -> tuple[str, ast.Module, bool]:
+def _read(name: str, closure: CodeClosure, importer: str) -> tuple[str, ast.Module, bool]:
+    """(text, tree, is a package) of module ``name``, read once per closure (one snapshot of each file)."""
+    if name not in closure.read:
+        closure.read[name] = _read_file(name, closure.root, importer)
+    return closure.read[name]
+
+
+def _read_file(name: str, root: Path, importer: str) -> tuple[str, ast.Module, bool]:
     path = module_file(name, root)
     if path is None:
         raise ValueError(f"module {name!r} imported by {importer} is not allowed: no such project module "
@@ -99,18 +110,39 @@ def _parse(text: str, filename: str = "<unknown>") -> ast.Module:
     return ast.parse(text, filename=filename)
 
 
+_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")  # the fields that hold statements
+
+
+def _statements(body):
+    """Every statement of ``body`` at any depth (an import is a statement: expressions hold none)."""
+    for node in body:
+        yield node
+        for field in _BODIES:
+            yield from _statements(getattr(node, field, None) or ())
+
+
 @functools.lru_cache(maxsize=1024)
 def _import_nodes(tree: ast.Module) -> tuple:
     """The ``import`` statements of ``tree`` at any depth (cached by the tree's identity)."""
-    return tuple(n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)))
+    return tuple(n for n in _statements(tree.body) if isinstance(n, (ast.Import, ast.ImportFrom)))
 
 
-class _Drop(ast.NodeTransformer):
-    def __init__(self, skip):
-        self.skip = skip
-
-    def visit_FunctionDef(self, node):
-        return None if node.name in self.skip else self.generic_visit(node)
+def _dropped(body: list, skip: frozenset) -> list:
+    """``body`` without the function definitions named in ``skip``, at any depth: a new list, and
+    a shallow copy of each statement whose nested bodies lost one; unchanged statements are shared."""
+    kept = []
+    for node in body:
+        if isinstance(node, ast.FunctionDef) and node.name in skip:
+            continue
+        bodies = {f: getattr(node, f) for f in _BODIES if isinstance(getattr(node, f, None), list)}
+        pruned = {f: _dropped(b, skip) for f, b in bodies.items()}
+        if any(len(pruned[f]) != len(b) or any(x is not y for x, y in zip(pruned[f], b))
+               for f, b in bodies.items()):
+            node = copy.copy(node)
+            for f, b in pruned.items():
+                setattr(node, f, b)
+        kept.append(node)
+    return kept
 
 
 def _without(tree: ast.Module, skip) -> ast.Module:
@@ -126,8 +158,7 @@ def _pruned(tree: ast.Module, skip: frozenset) -> ast.Module:
     """``_without(tree, skip)``, once per process, parsed tree (cached by its identity, as
     ``_import_nodes``) and ``skip``: every recipe's closure prunes the same shared modules. Shared:
     never modified."""
-    # a deep copy: _Drop edits nested bodies in place, and ``tree`` may be the shared parse
-    body = _Drop(skip).visit(ast.Module(body=copy.deepcopy(tree.body), type_ignores=[])).body
+    body = _dropped(tree.body, skip)   # new lists, and copies where a function went: ``tree`` stays as parsed
     kept = ast.Module(body=[n for n in body if not isinstance(n, (ast.Import, ast.ImportFrom))], type_ignores=[])
     used = {n.id for n in ast.walk(kept) if isinstance(n, ast.Name)}
     used |= {n.value.id for n in ast.walk(kept) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)}
@@ -171,7 +202,7 @@ def _lazy_exports(tree: ast.Module) -> dict[str, str]:
 
 def _reexport(pkg: str, name: str, closure: CodeClosure, importer: str) -> str:
     """The module ``name`` comes from when imported from package ``pkg``."""
-    text, tree, _ = _read(pkg, closure.root, importer)
+    text, tree, _ = _read(pkg, closure, importer)
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and any((a.asname or a.name) == name for a in node.names):
             source = _absolute(node, pkg, True)
@@ -184,7 +215,7 @@ def _reexport(pkg: str, name: str, closure: CodeClosure, importer: str) -> str:
         closure.texts[pkg] = text
         namespace = _absolute(next(n for n in tree.body if isinstance(n, ast.ImportFrom)
                                    and any(a.name == "lazy_namespace" for a in n.names)), pkg, True)
-        closure.texts[namespace] = _read(namespace, closure.root, pkg)[0]   # its __getattr__ runs
+        closure.texts[namespace] = _read(namespace, closure, pkg)[0]   # its __getattr__ runs
         return _target(_absolute(ast.ImportFrom(module=module.lstrip("."), level=1), pkg, True), name,
                        closure, pkg)
     if _defines(tree, name) or name == "*":
@@ -221,7 +252,7 @@ def code_closure(module: str, *, root: Path | None = None, skip=(), skip_under: 
     ``module`` when it is not a file under ``root`` (a module loaded from elsewhere)."""
     closure = CodeClosure(root=project_root() if root is None else Path(root), start=module)
     if text is None:
-        text, tree, is_package = _read(module, closure.root, "the caller")
+        text, tree, is_package = _read(module, closure, "the caller")
     else:
         tree, is_package = _parse(text), False
     tree = _without(tree, set(skip))
@@ -231,7 +262,7 @@ def code_closure(module: str, *, root: Path | None = None, skip=(), skip_under: 
         name = todo.pop()
         if name in closure.followed:
             continue
-        text, tree, is_package = _read(name, closure.root, module)
+        text, tree, is_package = _read(name, closure, module)
         if skip and name.startswith(skip_under + "."):
             tree = _without(tree, set(skip))
             text = _unparse(tree)

@@ -32,6 +32,7 @@ class RunOptions:
     force: bool = False
     seed: int = 0
     show_progress: bool = True
+    code_keys: tuple = ()   # the recipes' code keys, computed once per run (``figures.registry.code_keys``)
 
 
 def item_kind(item) -> str:
@@ -81,7 +82,17 @@ def run_named(task):
     """Worker entry point: ``task = (kind, name, module, options)``; find the item and run it."""
     kind, name, module, options = task
     progress_module.task_started(f"{kind} {name}")
+    if options.code_keys:
+        from .registry import use_code_keys
+
+        use_code_keys(options.code_keys)
     return run_item(_find(kind, name, module), options)
+
+
+def _code_keys(items) -> tuple:
+    from .registry import Recipe, code_keys
+
+    return code_keys([item for item in items if isinstance(item, Recipe)])
 
 
 def _echo_line(result) -> str:
@@ -121,6 +132,8 @@ def _run_items(items, options, jobs, echo, display, pooled) -> list:
         # Longest first (recipes' COST, claims' cost), so that no worker idles at the end while
         # another finishes a long item; results back in input order.
         order = sorted(range(len(items)), key=lambda i: -items[i].cost)
+        if not options.code_keys:   # the keys of the recipes planned here, not computed again by each worker
+            options = dataclasses.replace(options, code_keys=_code_keys(items))
         tasks = [(item_kind(items[i]), items[i].name, _module(items[i]), options) for i in order]
         results = ordered_map(run_named, tasks, jobs=jobs, on_result=done, progress_queue=live.queue)
         by_index = dict(zip(order, results))

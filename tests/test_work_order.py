@@ -48,3 +48,20 @@ def test_a_worker_finds_its_item_without_importing_every_recipe_and_claim(monkey
     assert not discovered
     assert work._find("claim", claims[0].name, "figures.verify.claims") is claims[0]  # not there: discovery
     assert discovered == [1]
+
+
+def test_the_workers_get_the_recipes_code_keys_computed_once(monkeypatch):
+    """Every task of a pooled run carries the code keys of the run's recipes, as this process
+    computed them (figures.registry.code_keys), so that no worker computes them again."""
+    from figures.registry import code_keys, discover_recipes
+
+    recipes = discover_recipes()[:2]
+    sent = []
+
+    def fake_map(fn, tasks, *, jobs, on_result, progress_queue):
+        sent.extend(options.code_keys for *_, options in tasks)
+        return [None] * len(tasks)
+
+    monkeypatch.setattr(work, "ordered_map", fake_map)
+    work.run_items(recipes + [_claim("a", 1.0)], work.RunOptions(), jobs=2)
+    assert sent == [code_keys(recipes)] * 3 and len(sent[0]) == 2
