@@ -24,12 +24,12 @@ are in the cache key instead). Rules:
 from __future__ import annotations
 
 import ast
-import copy
 import dataclasses
-import functools
 import hashlib
 import os
 from pathlib import Path
+
+from .codetree import import_nodes, parse, unparse, without
 
 __all__ = ["CodeClosure", "code_closure", "code_hash", "is_project_module", "module_file", "project_root"]
 
@@ -100,80 +100,7 @@ def _read_file(name: str, root: Path, importer: str) -> tuple[str, ast.Module, b
         raise ValueError(f"module {name!r} imported by {importer} is not allowed: no such project module "
                          f"under {root}")
     text = path.read_text()
-    return text, _parse(text, str(path)), path.name == "__init__.py"
-
-
-@functools.lru_cache(maxsize=1024)
-def _parse(text: str, filename: str = "<unknown>") -> ast.Module:
-    """The tree of ``text``, parsed once per process and text (every recipe's closure reads the
-    same files; a changed file is a new text). Shared: never modified (``_without`` copies it)."""
-    return ast.parse(text, filename=filename)
-
-
-_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")  # the fields that hold statements
-
-
-def _statements(body):
-    """Every statement of ``body`` at any depth (an import is a statement: expressions hold none)."""
-    for node in body:
-        yield node
-        for field in _BODIES:
-            yield from _statements(getattr(node, field, None) or ())
-
-
-@functools.lru_cache(maxsize=1024)
-def _import_nodes(tree: ast.Module) -> tuple:
-    """The ``import`` statements of ``tree`` at any depth (cached by the tree's identity)."""
-    return tuple(n for n in _statements(tree.body) if isinstance(n, (ast.Import, ast.ImportFrom)))
-
-
-def _dropped(body: list, skip: frozenset) -> list:
-    """``body`` without the function definitions named in ``skip``, at any depth: a new list, and
-    a shallow copy of each statement whose nested bodies lost one; unchanged statements are shared."""
-    kept = []
-    for node in body:
-        if isinstance(node, ast.FunctionDef) and node.name in skip:
-            continue
-        bodies = {f: getattr(node, f) for f in _BODIES if isinstance(getattr(node, f, None), list)}
-        pruned = {f: _dropped(b, skip) for f, b in bodies.items()}
-        if any(len(pruned[f]) != len(b) or any(x is not y for x, y in zip(pruned[f], b))
-               for f, b in bodies.items()):
-            node = copy.copy(node)
-            for f, b in pruned.items():
-                setattr(node, f, b)
-        kept.append(node)
-    return kept
-
-
-def _without(tree: ast.Module, skip) -> ast.Module:
-    """The tree without the functions named in ``skip`` (at any depth) and the module-level
-    imports that only they use."""
-    if not skip:
-        return tree
-    return _pruned(tree, frozenset(skip))
-
-
-@functools.lru_cache(maxsize=1024)
-def _pruned(tree: ast.Module, skip: frozenset) -> ast.Module:
-    """``_without(tree, skip)``, once per process, parsed tree (cached by its identity, as
-    ``_import_nodes``) and ``skip``: every recipe's closure prunes the same shared modules. Shared:
-    never modified."""
-    body = _dropped(tree.body, skip)   # new lists, and copies where a function went: ``tree`` stays as parsed
-    kept = ast.Module(body=[n for n in body if not isinstance(n, (ast.Import, ast.ImportFrom))], type_ignores=[])
-    used = {n.id for n in ast.walk(kept) if isinstance(n, ast.Name)}
-    used |= {n.value.id for n in ast.walk(kept) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)}
-
-    def needed(node):
-        return any((a.asname or a.name).split(".")[0] in used for a in node.names)
-
-    body = [n for n in body if not isinstance(n, (ast.Import, ast.ImportFrom)) or needed(n)]
-    return ast.Module(body=body, type_ignores=[])
-
-
-@functools.lru_cache(maxsize=1024)
-def _unparse(tree: ast.Module) -> str:
-    """``ast.unparse(tree)``, once per (shared, never modified) tree."""
-    return ast.unparse(tree)
+    return text, parse(text, str(path)), path.name == "__init__.py"
 
 
 def _defines(tree: ast.Module, name: str) -> bool:
@@ -236,7 +163,7 @@ def _target(module: str, name: str, closure: CodeClosure, importer: str) -> str:
 
 def _imported(tree: ast.Module, module: str, is_package: bool, closure: CodeClosure) -> set[str]:
     found = set()
-    for node in _import_nodes(tree):
+    for node in import_nodes(tree):
         if isinstance(node, ast.Import):
             found |= {a.name for a in node.names if is_project_module(a.name)}
         elif isinstance(node, ast.ImportFrom):
@@ -254,9 +181,9 @@ def code_closure(module: str, *, root: Path | None = None, skip=(), skip_under: 
     if text is None:
         text, tree, is_package = _read(module, closure, "the caller")
     else:
-        tree, is_package = _parse(text), False
-    tree = _without(tree, set(skip))
-    closure.followed[module] = _unparse(tree) if skip else text
+        tree, is_package = parse(text), False
+    tree = without(tree, set(skip))
+    closure.followed[module] = unparse(tree) if skip else text
     todo = sorted(_imported(tree, module, is_package, closure))
     while todo:
         name = todo.pop()
@@ -264,8 +191,8 @@ def code_closure(module: str, *, root: Path | None = None, skip=(), skip_under: 
             continue
         text, tree, is_package = _read(name, closure, module)
         if skip and name.startswith(skip_under + "."):
-            tree = _without(tree, set(skip))
-            text = _unparse(tree)
+            tree = without(tree, set(skip))
+            text = unparse(tree)
         closure.followed[name] = text
         todo += sorted(_imported(tree, name, is_package, closure) - set(closure.followed))
     return closure

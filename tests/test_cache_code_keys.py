@@ -165,7 +165,7 @@ def test_imports_and_plot_functions_are_found_at_any_depth_and_the_parse_stays_s
     parsed tree that every closure shares is not changed by leaving functions out."""
     import ast
 
-    from figures import codehash
+    from figures import codetree
 
     package = tmp_path / "figures" / "recipes"
     package.mkdir(parents=True)
@@ -185,7 +185,7 @@ def test_imports_and_plot_functions_are_found_at_any_depth_and_the_parse_stays_s
                                  "figures.recipes._e", "figures.recipes.demo"]
     kept = closure.followed["figures.recipes.demo"]
     assert "def plot" not in kept and "def f" in kept and "import figures.recipes._a" not in kept
-    tree = codehash._parse(text, str(package / "demo.py"))
+    tree = codetree.parse(text, str(package / "demo.py"))
     assert ast.dump(tree) == ast.dump(ast.parse(text))
 
 
