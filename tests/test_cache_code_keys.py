@@ -60,7 +60,8 @@ def test_the_issue_examples_are_covered():
 @pytest.mark.parametrize("name", ["risk_routes", "phase_portrait"])
 def test_every_project_module_whose_code_runs_is_in_the_closure(name):
     """An independent route: record the project files whose functions are called while the
-    recipe computes (quick size); each must be in the closure read from the imports."""
+    recipe computes (quick size); each must be in the closure read from the imports (risk_routes:
+    figures.sample_size too)."""
     recipe = {r.name: r for r in discover_recipes()}[name]
     root = project_root()
     ran = set()
@@ -79,11 +80,27 @@ def test_every_project_module_whose_code_runs_is_in_the_closure(name):
     modules = set()
     for filename in ran:
         path = Path(filename).resolve()
-        if root in path.parents and path.parts[len(root.parts)] in ("theory", "numerics"):
+        if root in path.parents and path.parts[len(root.parts)] in ("theory", "numerics", "figures"):
             parts = path.relative_to(root).with_suffix("").parts
             modules.add(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
     modules.discard("numerics.progress")  # the progress bar the runner passes in, not the recipe's code
     assert modules and modules <= set(recipe.code_modules), modules - set(recipe.code_modules)
+
+
+@pytest.mark.parametrize("module", ["figures.saving", "figures.verify.checks", "figures.verify.report",
+                                    "figures.runner", "figures.style"])
+def test_editing_the_saving_or_verification_code_keeps_risk_routes_cached(scratch_root, module):
+    """risk_routes' compute sizes its Monte-Carlo points with figures.sample_size, which imports
+    statistics only: an edit to how figures are saved, run or verified leaves its key as it was."""
+    key, closure = _key("risk_routes", scratch_root)
+    assert "figures.sample_size" in closure.modules() and module not in closure.modules()
+    path = scratch_root.joinpath(*module.split(".")).with_suffix(".py")
+    original = path.read_text()
+    path.write_text(original + "\n_EDITED_BY_TEST = 1\n")
+    try:
+        assert _key("risk_routes", scratch_root)[0] == key
+    finally:
+        path.write_text(original)
 
 
 _MODULE = '''

@@ -7,7 +7,7 @@ form in units of each route's own error estimate (quadrature abserr, Monte-Carlo
 the band that holds all Monte-Carlo residuals with probability 0.95 (Bonferroni). Each Monte-Carlo
 estimate is sized so that this band detects a relative error of ``detect`` (2%, the full-mode target of
 the claim ``theorem1-montecarlo`` it illustrates; 5% in quick mode, as the claim's) with probability 0.9:
-(z_band + z_0.9) stderr <= detect R, by an internal pilot (``figures.verify.checks.sized_estimate``). At
+(z_band + z_0.9) stderr <= detect R, by an internal pilot (``figures.sample_size.sized_estimate``). At
 the full sizes that is 4e4-1.4e5 sequences a point, where a fixed 4e5 detected 1%, finer than the
 figure's 2% and than its markers (a 1% gap is about 1 pt at the top row's scale).
 Paths: on M, (kappa, nu = nu0, 0, 0, 0); off M, theta = theta0, eta = eta0 and
@@ -49,7 +49,7 @@ def compute(p: dict, rng: np.random.Generator, progress) -> dict:
     from numerics.montecarlo.statistics import bonferroni_z
 
     from numerics.montecarlo.population_risk import population_risk_mc
-    from ..verify.checks import sized_estimate
+    from ..sample_size import sized_estimate
     from theory import Problem, population_risk
     from theory.risk_quad import population_risk_quad
 
