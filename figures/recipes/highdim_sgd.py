@@ -30,7 +30,7 @@ TITLE = "Online SGD at step c/d: effective ODE across d, escape time against log
 CAPTION = ("Online SGD at step c/d (exact reduced simulator): (a, b) mean overlaps against the effective ODE "
            "and the population flow at d = 10^2, 10^3, 10^4; (c) first-alignment time against d with the "
            "law of the escape along both unstable modes; (d) the aligned fixed point of one run against c and SGD on both sides of c_crit.")
-COST = 56  # seconds of a full compute, measured at load ~12 (benchmarks/RESULTS.md); orders slr reproduce's work
+COST = 9.2  # CPU s of a full compute and plot, measured (slr reproduce, load ~2); orders the work only
 SEED = 20250118
 
 # quick: a smoke run (delta = 0.5 shortens the integration of the drift of one run, the law's main cost)
@@ -43,7 +43,7 @@ _SIZES = {True: {"path_d": [100, 1000], "path_runs": 16, "path_t": 0.25, "escape
                   "step_runs": 200, "step_t": 12.0}}
 # step_t 12: the claim highdim-largest-step is decided by flow time 6 (docs/math/highdim.md#the-largest-step)
 _Z95 = 1.959963984540054
-_STEP_QUADRATURE = 0.4  # panel (d)'s quadratures: half the nodes of 0.2, same fixed points (docs/math/highdim.md#the-largest-step)
+_STEP_QUADRATURE = 0.4  # (d), (a, b)'s effective ODE: half the nodes of 0.2 (docs/math/highdim.md#the-largest-step)
 
 
 def params(quick: bool) -> dict:
@@ -69,7 +69,7 @@ def _paths(p, rngs):
     for i, (d, rng) in enumerate(zip(p["path_d"], rngs)):
         cmp = compare_with_sgd(_problem(p, d, p["path_lam_bar"]), p["path_start"], c=p["path_c"],
                                batch_size=p["batch_size"], t_end=p["path_t"], n_runs=p["path_runs"], rng=rng,
-                               n_log=p["path_log"], predictions=("population", "effective"), ode=ode)
+                               n_log=p["path_log"], predictions=("population", "effective"), ode=ode, quadrature_step=_STEP_QUADRATURE)
         out.update({f"path_t_{i}": cmp.t, f"path_mean_{i}": cmp.sgd_mean[:2], f"path_se_{i}": cmp.sgd_stderr[:2],
                     f"path_population_{i}": cmp.predictions["population"][:2],
                     f"path_effective_{i}": cmp.predictions["effective"][:2]})
