@@ -3,7 +3,8 @@
 The configuration of ``numerics.sgd.experiment.PAPER_SGD`` (d = 80, L = 10, B = 5: 50 tokens per step, the
 lambda schedule, alpha = 1e-3), 30 runs. Process CPU time per run-step (best of ``--repeat``) of:
 
-- the compiled step alone (``kernels.sgd_step.sgd_reduced_runs`` on 30 runs, the noise drawn before);
+- the compiled step alone (``kernels.sgd_step.sgd_reduced_runs`` on 30 runs, the noise drawn before), erf and softmax
+  members;
 - its parts in compiled loops of the same sizes: the 118 token-stream normals (``sfc64.sfc64_normal``), the 50 gates
   (``erf_poly``) and the 50 exp(-x^2), the noise draws (``kernels.sgd_noise.noise_draws``, B + 3 numbers);
 - the fresh test risk (``kernels.fresh_risk_step.fresh_risk_runs``: 1,000 samples per run at each of 200 logged
@@ -55,10 +56,10 @@ def setup(R, n):
     return c, erf_table(), KV0, S0, lam, draws
 
 
-def kernel_cost(R, n, repeat):
-    """us per run-step of the compiled step and of the noise draws."""
+def kernel_cost(R, n, repeat, member="erf"):
+    """us per run-step of the compiled step of ``member`` (erf or softmax) and of the noise draws."""
     from numerics.kernels.sgd_noise import noise_draws
-    from numerics.kernels.sgd_step import ERF, sgd_reduced_runs
+    from numerics.kernels.sgd_step import ERF, SOFTMAX, sgd_reduced_runs
 
     c, table, KV0, S0, lam, (noise, a11, n21, a22) = setup(R, n)
     B, alpha = c.batch_size, float(c.alpha)
@@ -66,7 +67,8 @@ def kernel_cost(R, n, repeat):
 
     def kernel():
         sgd_reduced_runs(KV0.copy(), S0.copy(), float(c.gamma), math.sqrt(c.d / 2.0), noise, -alpha * a11,
-                         -alpha * n21, -alpha * a22, lam, alpha, 2.0 / B, c.L, rows, snaps, ERF, table)
+                         -alpha * n21, -alpha * a22, lam, alpha, 2.0 / B, c.L, rows, snaps,
+                         {"erf": ERF, "softmax": SOFTMAX}[member], table)
 
     def draws():
         noise_draws(S0.copy(), B, c.d - 4, float(c.eps), noise.copy(), a11.copy(), n21.copy(), a22.copy())
@@ -152,6 +154,7 @@ def main():
     kernel, draws = kernel_cost(R, n, args.repeat)
     print(f"compiled step (sgd_reduced_runs): {kernel:.3f} us per run-step; noise draws (B + 3 numbers, "
           f"noise_draws): {draws:.3f} us")
+    print(f"compiled step, softmax member: {kernel_cost(R, n, args.repeat, 'softmax')[0]:.3f} us per run-step")
     for name, us in parts_cost(R, n, args.repeat).items():
         print(f"  {name}, compiled loop: {us:.3f} us per run-step")
     per_log = fresh_risk_cost(R, args.repeat)

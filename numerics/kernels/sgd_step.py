@@ -36,18 +36,23 @@ ERF, SOFTMAX = 0, 1  # the members the kernel computes (``member`` argument)
 
 
 @jit(inline=True)
-def _softmax_coefficients(PQ, y, lam, two_over_b, L, CE):
+def _softmax_coefficients(PQ, y, lam, two_over_b, L, CE, K):
     """Softmax member (``theory.nonlinearity``): w = softmax(lambda p) over each sequence's L tokens
-    (shifted by its maximum), T = sum w q, c = r lambda w (q - T), e = r w, r = (2/B)(T - y)."""
+    (shifted by its maximum), T = sum w q, c = r lambda w (q - T), e = r w, r = (2/B)(T - y); the
+    exponentials of the B L shifted arguments (all <= 0) in one vectorised loop (``exp_block``; K: its work space)."""
     B = PQ.shape[1] // L
     for b in range(B):
         lo, hi = b * L, (b + 1) * L
         zmax = lam * PQ[0, lo]
         for l in range(lo + 1, hi):
             zmax = max(zmax, lam * PQ[0, l])
+        for l in range(lo, hi):
+            CE[1, l] = lam * PQ[0, l] - zmax
+    exp_block(CE[1], K)
+    for b in range(B):
+        lo, hi = b * L, (b + 1) * L
         total = 0.0
         for l in range(lo, hi):
-            CE[1, l] = math.exp(lam * PQ[0, l] - zmax)
             total += CE[1, l]
         T = 0.0
         for l in range(lo, hi):
@@ -171,7 +176,7 @@ def _step(KV, x, ab, Z, E, y, lam, alpha, two_over_b, L, gamma2, u_a11, u_n21, u
     """One step on KV (2, 4) in place, given the step's numbers and projections (``_draw_step``);
     u_* = -alpha (a11, n21, a22) of this step; CE (2, B L), F (2, 6), P (4,) and K (2, B L) int64 are work space."""
     if member == SOFTMAX:
-        _softmax_coefficients(PQ, y, lam, two_over_b, L, CE)
+        _softmax_coefficients(PQ, y, lam, two_over_b, L, CE, K)
     else:
         _erf_coefficients(PQ, y, lam, two_over_b, L, CE, K)
     s00, s01, s11, n00, n01, n11, A0, A1 = _sums(x, ab, L, gamma2, PQ, CE, F, P)

@@ -5,8 +5,11 @@ up to ``d_quad_max``), oracle attention at its best lambda and at lambda = (L d)
 (``theory.baselines``), best linear predictor (paper Prop 3) and null predictor. Monte-Carlo points
 (mean, stderr) on a coarser grid: Bayes risk (``numerics.montecarlo.bayes_risk.bayes_risk_mc``, only for
 d <= ``bayes_mc_d_max``, NaN beyond) and oracle attention at the best lambda
-(``numerics.montecarlo.population_risk.population_risk_mc``). Each Monte-Carlo point draws from its own
-child of ``rng`` (``Generator.spawn``), so the result is reproducible from the seed.
+(``numerics.montecarlo.population_risk.risk_mc_from_vectors``). At the oracle (k, v) = (k*, v*) the span of
+k, v, k*, v* is the plane of k* and v*, so two coordinates per token give the exact law of the loss (the span
+reduction of ``numerics.montecarlo.population_risk``): half the draws of the generic four. Each Monte-Carlo
+point draws from its own child of ``rng`` (``numerics.sgd.trajectory.child_streams``: SFC64 children of its
+seed sequence, whose normals the compiled loss draws itself), so the result is reproducible from the seed.
 Note: beyond d ~ 20 (gamma^2 = 1/2) the Bayes Monte Carlo misses the rare sequences that carry
 the tiny Bayes excess (``numerics.montecarlo.bayes_risk``), so there the quadrature curve is the reference
 and the Bayes Monte Carlo is not drawn.
@@ -21,11 +24,12 @@ import numpy as np
 
 from theory.baselines import linear_risk, null_risk, oracle_best_lambda, prescribed_lambda
 from theory.bayes import bayes_risk_quad
-from theory.parameters import Overlaps, Task
+from theory.parameters import Task
 from theory.risk import oracle_risk
 
 from .bayes_risk import bayes_risk_mc
-from .population_risk import population_risk_mc
+from .population_risk import risk_mc_from_vectors
+from ..sgd.trajectory import child_streams
 
 __all__ = ["RiskVsDSize", "SIZES", "RiskVsD", "risk_vs_d"]
 
@@ -77,6 +81,10 @@ class RiskVsD:
     oracle_mc_stderr: np.ndarray
 
 
+# k* = k and v* = v as the first two vectors of an orthonormal frame of their plane (module docstring).
+_K_STAR, _V_STAR = np.eye(2)
+
+
 def _log_grid(d_min, d_max, n):
     return np.unique(np.round(np.logspace(math.log10(d_min), math.log10(d_max), n)).astype(int))
 
@@ -112,7 +120,7 @@ def risk_vs_d(task: Task, rng: np.random.Generator, *, d_max: int = 10**6, size=
     prescribed = oracle_risk(dataclasses.replace(base, d=d_curve).with_lam(lam_pre))
     d_points = _log_grid(d_min, d_max, size.n_points)
     mc = np.empty((d_points.size, 4))
-    children = rng.spawn(2 * d_points.size)
+    children = child_streams(rng, 2 * d_points.size)
     for i, d in enumerate(d_points):
         problem = dataclasses.replace(base, d=int(d))
         if d <= size.bayes_mc_d_max:
@@ -121,7 +129,8 @@ def risk_vs_d(task: Task, rng: np.random.Generator, *, d_max: int = 10**6, size=
         else:
             mc[i, :2] = np.nan
         at_best = problem.with_lam(oracle_best_lambda(problem).lam)
-        o = population_risk_mc(at_best, Overlaps.oracle(), size.n_oracle_mc, children[2 * i + 1])
+        o = risk_mc_from_vectors(at_best, _K_STAR, _V_STAR, _K_STAR, _V_STAR, size.n_oracle_mc,
+                                 children[2 * i + 1])
         mc[i, 2:] = o.mean, o.stderr
     return RiskVsD(L=int(L), gamma=float(gamma), eps=float(eps), d_curve=d_curve, bayes_quad=quad,
                    bayes_quad_abserr=quad_err, oracle_best=best, lam_best=lam_best,
