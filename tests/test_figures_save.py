@@ -364,41 +364,40 @@ def test_font_tables_decompiled_once_give_the_same_pdf(monkeypatch):
     decompile is back after the block."""
     import contextlib
 
-    from fontTools.ttLib.tables import _h_m_t_x, _p_o_s_t
+    from fontTools.ttLib import getTableClass
 
-    import figures.saving as saving
+    import figures.pdf_fonts as pdf_fonts
 
     def pdf():
-        with saving.lean_font_subsets():
+        with pdf_fonts.lean_font_subsets():
             return _saved(_figure(), "pdf")
 
-    monkeypatch.setattr(saving, "_DECOMPILED", {})
+    monkeypatch.setattr(pdf_fonts, "_DECOMPILED", {})
     with figure_style():
         with monkeypatch.context() as m:
-            m.setattr(saving, "_tables_decompiled_once", contextlib.nullcontext)
+            m.setattr(pdf_fonts, "_tables_decompiled_once", contextlib.nullcontext)
             without = pdf()
-        assert saving._DECOMPILED == {}
+        assert pdf_fonts._DECOMPILED == {}
         first = pdf()
-        kept = {cls.__name__ for cls, _ in saving._DECOMPILED}
+        kept = {cls.__name__ for cls, _ in pdf_fonts._DECOMPILED}
         assert {"table__p_o_s_t", "table__h_m_t_x"} <= kept and any(k.startswith("cmap_format") for k in kept)
         sizes = {key: {k: len(v) for k, v in attrs.items() if isinstance(v, (list, dict))}
-                 for key, attrs in saving._DECOMPILED.items()}
+                 for key, attrs in pdf_fonts._DECOMPILED.items()}
         second, third = pdf(), pdf()
     assert without == first == second == third
     # the kept tables are whole (~6,000 glyphs of DejaVu Sans), not the subsets made from their copies
     assert sizes == {key: {k: len(v) for k, v in attrs.items() if isinstance(v, (list, dict))}
-                     for key, attrs in saving._DECOMPILED.items()}
-    assert max(len(attrs["metrics"]) for (cls, _), attrs in saving._DECOMPILED.items()
+                     for key, attrs in pdf_fonts._DECOMPILED.items()}
+    assert max(len(attrs["metrics"]) for (cls, _), attrs in pdf_fonts._DECOMPILED.items()
                if cls.__name__ == "table__h_m_t_x") > 1000
-    assert not getattr(_p_o_s_t.table__p_o_s_t.decompile, "decompiled_once", False)
-    assert not getattr(_h_m_t_x.table__h_m_t_x.decompile, "decompiled_once", False)
+    assert not any(getattr(getTableClass(tag).decompile, "decompiled_once", False) for tag in ("post", "hmtx"))
 
 
 def test_a_table_decompiled_once_is_handed_out_as_copies():
     """A reused decompile gives new lists and dicts (with the kept values), so that changing one
     table's does not change the next; what it reads keys it; a table holding a mutable item inside a
     container is not kept (decompiled every time)."""
-    from figures.saving import _decompiled_once
+    import figures.pdf_fonts as pdf_fonts
 
     calls = []
 
@@ -413,7 +412,7 @@ def test_a_table_decompiled_once_is_handed_out_as_copies():
             self.names = [list(data)]
 
     for cls in (Table, Nested):
-        cls.decompile = _decompiled_once(cls.decompile, lambda self, data, font: data)
+        cls.decompile = pdf_fonts._decompiled_once(cls.decompile, lambda self, data, font: data)
     first, second, other = Table(), Table(), Table()
     first.decompile("ab", None)
     first.names.append("z"); first.widths["z"] = 0
