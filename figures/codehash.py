@@ -24,11 +24,12 @@ are in the cache key instead). Rules:
 from __future__ import annotations
 
 import ast
-import copy
 import dataclasses
-import functools
 import hashlib
+import os
 from pathlib import Path
+
+from .codetree import import_nodes, parse, unparse, without
 
 __all__ = ["CodeClosure", "code_closure", "code_hash", "is_project_module", "module_file", "project_root"]
 
@@ -41,10 +42,12 @@ def project_root() -> Path:
 
 
 def module_file(name: str, root: Path) -> Path | None:
-    base = root.joinpath(*name.split("."))
-    for path in (base.with_suffix(".py"), base / "__init__.py"):
-        if path.is_file():
-            return path
+    """``<root>/a/b.py`` or ``<root>/a/b/__init__.py`` for module ``a.b``, or None (string paths:
+    a closure looks up thousands)."""
+    base = os.path.join(root, *name.split("."))
+    for path in (base + ".py", os.path.join(base, "__init__.py")):
+        if os.path.isfile(path):
+            return Path(path)
     return None
 
 
@@ -68,6 +71,7 @@ class CodeClosure:
     start: str = ""
     followed: dict = dataclasses.field(default_factory=dict)   # name -> text
     texts: dict = dataclasses.field(default_factory=dict)      # name -> text of a re-exporting __init__
+    read: dict = dataclasses.field(default_factory=dict, repr=False, compare=False)  # name -> _read's answer
 
     def modules(self) -> list[str]:
         return sorted(set(self.followed) | set(self.texts))
@@ -83,66 +87,20 @@ class CodeClosure:
         return h.hexdigest()
 
 
-def _read(name: str, root: Path, importer: str) -> tuple[str, ast.Module, bool]:
+def _read(name: str, closure: CodeClosure, importer: str) -> tuple[str, ast.Module, bool]:
+    """(text, tree, is a package) of module ``name``, read once per closure (one snapshot of each file)."""
+    if name not in closure.read:
+        closure.read[name] = _read_file(name, closure.root, importer)
+    return closure.read[name]
+
+
+def _read_file(name: str, root: Path, importer: str) -> tuple[str, ast.Module, bool]:
     path = module_file(name, root)
     if path is None:
         raise ValueError(f"module {name!r} imported by {importer} is not allowed: no such project module "
                          f"under {root}")
     text = path.read_text()
-    return text, _parse(text, str(path)), path.name == "__init__.py"
-
-
-@functools.lru_cache(maxsize=1024)
-def _parse(text: str, filename: str = "<unknown>") -> ast.Module:
-    """The tree of ``text``, parsed once per process and text (every recipe's closure reads the
-    same files; a changed file is a new text). Shared: never modified (``_without`` copies it)."""
-    return ast.parse(text, filename=filename)
-
-
-@functools.lru_cache(maxsize=1024)
-def _import_nodes(tree: ast.Module) -> tuple:
-    """The ``import`` statements of ``tree`` at any depth (cached by the tree's identity)."""
-    return tuple(n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)))
-
-
-class _Drop(ast.NodeTransformer):
-    def __init__(self, skip):
-        self.skip = skip
-
-    def visit_FunctionDef(self, node):
-        return None if node.name in self.skip else self.generic_visit(node)
-
-
-def _without(tree: ast.Module, skip) -> ast.Module:
-    """The tree without the functions named in ``skip`` (at any depth) and the module-level
-    imports that only they use."""
-    if not skip:
-        return tree
-    return _pruned(tree, frozenset(skip))
-
-
-@functools.lru_cache(maxsize=1024)
-def _pruned(tree: ast.Module, skip: frozenset) -> ast.Module:
-    """``_without(tree, skip)``, once per process, parsed tree (cached by its identity, as
-    ``_import_nodes``) and ``skip``: every recipe's closure prunes the same shared modules. Shared:
-    never modified."""
-    # a deep copy: _Drop edits nested bodies in place, and ``tree`` may be the shared parse
-    body = _Drop(skip).visit(ast.Module(body=copy.deepcopy(tree.body), type_ignores=[])).body
-    kept = ast.Module(body=[n for n in body if not isinstance(n, (ast.Import, ast.ImportFrom))], type_ignores=[])
-    used = {n.id for n in ast.walk(kept) if isinstance(n, ast.Name)}
-    used |= {n.value.id for n in ast.walk(kept) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)}
-
-    def needed(node):
-        return any((a.asname or a.name).split(".")[0] in used for a in node.names)
-
-    body = [n for n in body if not isinstance(n, (ast.Import, ast.ImportFrom)) or needed(n)]
-    return ast.Module(body=body, type_ignores=[])
-
-
-@functools.lru_cache(maxsize=1024)
-def _unparse(tree: ast.Module) -> str:
-    """``ast.unparse(tree)``, once per (shared, never modified) tree."""
-    return ast.unparse(tree)
+    return text, parse(text, str(path)), path.name == "__init__.py"
 
 
 def _defines(tree: ast.Module, name: str) -> bool:
@@ -171,7 +129,7 @@ def _lazy_exports(tree: ast.Module) -> dict[str, str]:
 
 def _reexport(pkg: str, name: str, closure: CodeClosure, importer: str) -> str:
     """The module ``name`` comes from when imported from package ``pkg``."""
-    text, tree, _ = _read(pkg, closure.root, importer)
+    text, tree, _ = _read(pkg, closure, importer)
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and any((a.asname or a.name) == name for a in node.names):
             source = _absolute(node, pkg, True)
@@ -184,7 +142,7 @@ def _reexport(pkg: str, name: str, closure: CodeClosure, importer: str) -> str:
         closure.texts[pkg] = text
         namespace = _absolute(next(n for n in tree.body if isinstance(n, ast.ImportFrom)
                                    and any(a.name == "lazy_namespace" for a in n.names)), pkg, True)
-        closure.texts[namespace] = _read(namespace, closure.root, pkg)[0]   # its __getattr__ runs
+        closure.texts[namespace] = _read(namespace, closure, pkg)[0]   # its __getattr__ runs
         return _target(_absolute(ast.ImportFrom(module=module.lstrip("."), level=1), pkg, True), name,
                        closure, pkg)
     if _defines(tree, name) or name == "*":
@@ -205,7 +163,7 @@ def _target(module: str, name: str, closure: CodeClosure, importer: str) -> str:
 
 def _imported(tree: ast.Module, module: str, is_package: bool, closure: CodeClosure) -> set[str]:
     found = set()
-    for node in _import_nodes(tree):
+    for node in import_nodes(tree):
         if isinstance(node, ast.Import):
             found |= {a.name for a in node.names if is_project_module(a.name)}
         elif isinstance(node, ast.ImportFrom):
@@ -221,20 +179,20 @@ def code_closure(module: str, *, root: Path | None = None, skip=(), skip_under: 
     ``module`` when it is not a file under ``root`` (a module loaded from elsewhere)."""
     closure = CodeClosure(root=project_root() if root is None else Path(root), start=module)
     if text is None:
-        text, tree, is_package = _read(module, closure.root, "the caller")
+        text, tree, is_package = _read(module, closure, "the caller")
     else:
-        tree, is_package = _parse(text), False
-    tree = _without(tree, set(skip))
-    closure.followed[module] = _unparse(tree) if skip else text
+        tree, is_package = parse(text), False
+    tree = without(tree, set(skip))
+    closure.followed[module] = unparse(tree) if skip else text
     todo = sorted(_imported(tree, module, is_package, closure))
     while todo:
         name = todo.pop()
         if name in closure.followed:
             continue
-        text, tree, is_package = _read(name, closure.root, module)
+        text, tree, is_package = _read(name, closure, module)
         if skip and name.startswith(skip_under + "."):
-            tree = _without(tree, set(skip))
-            text = _unparse(tree)
+            tree = without(tree, set(skip))
+            text = unparse(tree)
         closure.followed[name] = text
         todo += sorted(_imported(tree, name, is_package, closure) - set(closure.followed))
     return closure

@@ -20,7 +20,7 @@ from numerics.pool import ordered_map, worker_context
 
 from .paths import OutputPaths
 
-__all__ = ["RunOptions", "item_kind", "run_item", "run_items", "run_named"]
+__all__ = ["RunOptions", "item_kind", "measured_costs", "run_item", "run_items", "run_named"]
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -32,6 +32,7 @@ class RunOptions:
     force: bool = False
     seed: int = 0
     show_progress: bool = True
+    code_keys: tuple = ()   # the recipes' code keys, computed once per run (``figures.registry.code_keys``)
 
 
 def item_kind(item) -> str:
@@ -81,7 +82,35 @@ def run_named(task):
     """Worker entry point: ``task = (kind, name, module, options)``; find the item and run it."""
     kind, name, module, options = task
     progress_module.task_started(f"{kind} {name}")
+    if options.code_keys:
+        from .registry import use_code_keys
+
+        use_code_keys(options.code_keys)
     return run_item(_find(kind, name, module), options)
+
+
+def measured_costs(paths: OutputPaths | None) -> dict:
+    """{(kind, name): CPU seconds} of the items of the last report in ``paths`` (``verification.json``,
+    written by ``slr verify`` and ``slr reproduce``): every claim, and each figure whose data that run
+    computed (a figure taken from the cache cost its plot only). {} when there is no readable report."""
+    import json
+
+    if paths is None:
+        return {}
+    try:
+        report = json.loads(paths.verification_json.read_text())
+        costs = {("figure", f["name"]): float(f["cpu_seconds"])
+                 for f in report.get("figures", ()) if f["status"] == "computed"}
+        costs.update({("claim", c["claim_id"]): float(c["cpu_seconds"]) for c in report["claims"]})
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
+    return costs
+
+
+def _code_keys(items) -> tuple:
+    from .registry import Recipe, code_keys
+
+    return code_keys([item for item in items if isinstance(item, Recipe)])
 
 
 def _echo_line(result) -> str:
@@ -91,7 +120,8 @@ def _echo_line(result) -> str:
 
 
 def run_items(items, options: RunOptions, *, jobs: int = 1, echo=print, display: bool | None = False) -> list:
-    """Run ``items`` (recipes and claims) on ``jobs`` processes, longest first (their ``cost``),
+    """Run ``items`` (recipes and claims) on ``jobs`` processes, longest first (``measured_costs``,
+    else their ``cost``),
     in input order in this process; results in input order. See the module doc.
 
     display: None shows the live display when stderr is a terminal; False never.
@@ -118,9 +148,14 @@ def _run_items(items, options, jobs, echo, display, pooled) -> list:
 
         if not pooled:
             return ordered_map(lambda item: run_item(item, options), items, on_result=done)
-        # Longest first (recipes' COST, claims' cost), so that no worker idles at the end while
-        # another finishes a long item; results back in input order.
-        order = sorted(range(len(items)), key=lambda i: -items[i].cost)
+        # Longest first (CPU seconds measured by the output's last report, else the recipes' COST and
+        # claims' cost), so that no worker idles at the end while another finishes a long item;
+        # results back in input order.
+        measured = measured_costs(options.paths)
+        order = sorted(range(len(items)), key=lambda i: -measured.get((item_kind(items[i]), items[i].name),
+                                                                      items[i].cost))
+        if not options.code_keys:   # the keys of the recipes planned here, not computed again by each worker
+            options = dataclasses.replace(options, code_keys=_code_keys(items))
         tasks = [(item_kind(items[i]), items[i].name, _module(items[i]), options) for i in order]
         results = ordered_map(run_named, tasks, jobs=jobs, on_result=done, progress_queue=live.queue)
         by_index = dict(zip(order, results))

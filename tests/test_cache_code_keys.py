@@ -157,3 +157,53 @@ def test_an_unknown_project_module_is_an_error(tmp_path, line, message):
     module.DEPENDS = ("numerics.task",)
     with pytest.raises(ValueError, match="defines DEPENDS, which is not allowed"):
         Recipe.from_module(module)
+
+
+def test_imports_and_plot_functions_are_found_at_any_depth_and_the_parse_stays_shared(tmp_path):
+    """Imports in functions, classes, if/else, try/except/finally and with blocks join the closure;
+    a ``plot`` nested in a class or an if block is left out with the imports only it used; the
+    parsed tree that every closure shares is not changed by leaving functions out."""
+    import ast
+
+    from figures import codetree
+
+    package = tmp_path / "figures" / "recipes"
+    package.mkdir(parents=True)
+    (tmp_path / "figures" / "__init__.py").write_text("")
+    (package / "__init__.py").write_text("")
+    for name in ("a", "b", "c", "d", "e"):
+        (package / f"_{name}.py").write_text(f"X_{name} = 1\n")
+    text = ("import figures.recipes._a\n"
+            "class K:\n    def plot(self):\n        return figures.recipes._a\n"
+            "    def f(self):\n        from figures.recipes import _b\n"
+            "if True:\n    def plot():\n        pass\nelse:\n    import figures.recipes._c\n"
+            "try:\n    pass\nexcept ImportError:\n    from . import _d\nfinally:\n    pass\n"
+            "with open('x') as fh:\n    import figures.recipes._e\n")
+    (package / "demo.py").write_text(text)
+    closure = code_closure("figures.recipes.demo", root=tmp_path, skip=("plot",))
+    assert closure.modules() == ["figures.recipes._b", "figures.recipes._c", "figures.recipes._d",
+                                 "figures.recipes._e", "figures.recipes.demo"]
+    kept = closure.followed["figures.recipes.demo"]
+    assert "def plot" not in kept and "def f" in kept and "import figures.recipes._a" not in kept
+    tree = codetree.parse(text, str(package / "demo.py"))
+    assert ast.dump(tree) == ast.dump(ast.parse(text))
+
+
+def test_a_process_given_the_code_keys_of_a_run_does_not_compute_them(monkeypatch):
+    """``slr reproduce`` computes the recipes' code keys once (figures.registry.code_keys) and a
+    worker builds its recipes with them (use_code_keys), reading and parsing no project code."""
+    from figures import registry
+
+    recipes = discover_recipes()
+    keys = registry.code_keys(recipes)
+    monkeypatch.setattr(registry, "_KEYED", {})
+
+    def refuse(module):
+        raise AssertionError(f"the code key of {module.__name__} was computed again")
+
+    monkeypatch.setattr(registry, "_code_key", refuse)
+    with pytest.raises(AssertionError, match="computed again"):
+        registry.find_recipe(recipes[0].name)
+    registry.use_code_keys(keys)
+    for recipe in recipes:
+        assert registry.find_recipe(recipe.name) == recipe

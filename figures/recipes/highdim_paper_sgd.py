@@ -28,7 +28,7 @@ CAPTION = ("The paper's online SGD (d = 80, L = 10, batch 5, alpha = 1e-3 so c =
            "from (kappa, nu) = (0.5, 0.5) on M, exact reduced simulator, runs mapped into kappa + nu >= 0 by the sign "
            "symmetry: (left) mean kappa, nu with 95% bands against the population flow and the effective ODE "
            "F + (c/d) D; (right) each prediction's error against step, with 1.96 standard errors of the mean.")
-COST = 14  # CPU seconds of a full compute, measured (the claim's former cost); orders slr reproduce's work
+COST = 5.6  # CPU s of a full compute and plot, measured (slr reproduce, load ~2); orders the work only
 SEED = 20261201
 
 _START = (0.5, 0.5, 0.0, 0.0, 0.0)

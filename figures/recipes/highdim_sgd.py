@@ -30,7 +30,7 @@ TITLE = "Online SGD at step c/d: effective ODE across d, escape time against log
 CAPTION = ("Online SGD at step c/d (exact reduced simulator): (a, b) mean overlaps against the effective ODE "
            "and the population flow at d = 10^2, 10^3, 10^4; (c) first-alignment time against d with the "
            "law of the escape along both unstable modes; (d) the aligned fixed point of one run against c and SGD on both sides of c_crit.")
-COST = 56  # seconds of a full compute, measured at load ~12 (benchmarks/RESULTS.md); orders slr reproduce's work
+COST = 9.2  # CPU s of a full compute and plot, measured (slr reproduce, load ~2); orders the work only
 SEED = 20250118
 
 # quick: a smoke run (delta = 0.5 shortens the integration of the drift of one run, the law's main cost)

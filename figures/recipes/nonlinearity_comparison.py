@@ -17,7 +17,7 @@ import numpy as np
 
 NAME = "nonlinearity_comparison"
 TITLE = "Oracle excess risk at the best lambda vs d for erf, linear, tanh, relu, sigmoid, softmax; Bayes; linear"
-COST = 40
+COST = 3.7  # CPU s of a full compute and plot, measured (slr reproduce, load ~2); orders the work only
 SEED = 20251130
 
 _STYLE = {"erf": ("#000000", "-"), "linear": ("#999999", "--"), "tanh": ("#009E73", "-"),

@@ -33,7 +33,7 @@ CAPTION = ("Online SGD with the softmax gate on the paper's SGD experiment (d = 
            "exact reduced simulator, the initialisations of the erf runs of figure training_online_sgd: "
            "(a) fraction of runs aligned, (b) |kappa| and |nu|, (c) runs in the (kappa, nu) plane, "
            "(d) distance to M.")
-COST = 8   # seconds of a full compute, measured; orders slr reproduce's work
+COST = 7.1  # CPU s of a full compute and plot, measured (slr reproduce, load ~2); orders the work only
 SEED = paper_sgd.SEED   # unused: the runs are seeded by the experiment's seed, as in training_online_sgd
 
 SIGMA = "softmax"

@@ -20,6 +20,7 @@ from theory.parameters import PAPER_GAMMA, PAPER_L
 NAME = "oracle_stability"
 TITLE = "Oracle stability: smallest Hessian block eigenvalue vs lambda, lambda_c(d) -> sqrt(3)/2"
 SEED = 20250303
+COST = 0.7  # CPU s of a full compute and plot, measured (slr reproduce, load ~2); orders the work only
 
 
 def params(quick: bool) -> dict:

@@ -24,6 +24,7 @@ from theory.parameters import PAPER_D, PAPER_GAMMA, PAPER_L
 NAME = "phase_portrait"
 TITLE = "Gradient flow on M in (kappa, nu): field, fixed points and their type, PGD trajectories"
 SEED = 20250102
+COST = 0.9  # CPU s of a full compute and plot, measured (slr reproduce, load ~2); orders the work only
 
 
 def params(quick: bool) -> dict:

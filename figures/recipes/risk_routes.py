@@ -23,7 +23,7 @@ from theory.parameters import PAPER_D, PAPER_GAMMA, PAPER_L
 
 NAME = "risk_routes"
 TITLE = "Population risk: closed form vs quadrature vs Monte Carlo, on and off M"
-COST = 3  # CPU seconds of a full compute and plot, measured (1.3 s compute, load ~6); orders slr reproduce's work
+COST = 1.9  # CPU s of a full compute and plot, measured (slr reproduce, load ~2); orders the work only
 SEED = 20250101
 
 _PATHS = ("on M", "off M")

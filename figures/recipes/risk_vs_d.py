@@ -21,7 +21,7 @@ from theory.parameters import PAPER_GAMMA, PAPER_L
 
 NAME = "risk_vs_d"
 TITLE = "Risk vs d: Bayes, oracle attention (best and prescribed lambda), linear (Prop 3), null"
-COST = 6  # seconds of a full compute, measured; orders slr reproduce's work
+COST = 3.7  # CPU s of a full compute and plot, measured (slr reproduce, load ~2); orders the work only
 SEED = 20250302
 
 _SIZES = {

@@ -35,7 +35,7 @@ import numpy as np
 
 NAME = "sgd_vs_flow"
 TITLE = "Mean online-SGD trajectories approach the population gradient flow at rate alpha"
-COST = 8  # CPU seconds of a full compute, measured (7.3-7.7 s, load ~8); orders slr reproduce's work
+COST = 2.6  # CPU s of a full compute and plot, measured (slr reproduce, load ~2); orders the work only
 SEED = 20250116
 
 _START = {"kappa": 0.3, "nu": 0.2, "theta": 0.1, "eta": -0.1, "rho": 0.15}

@@ -36,7 +36,7 @@ CAPTION = ("Online SGD on fresh minibatches of 5 samples (d = 80, L = 10, gamma 
            "lambda_t = 2/(1 + 1e-4 t), alpha = 1e-3, 200,000 steps, 30 runs), by the exact reduced simulator: "
            "(a) population excess risk (median and 25%-75% band of each group of runs) and test-set excess "
            "risk (dashed), (b) |kappa| and |nu|, (c) runs in the (kappa, nu) plane, (d) distance to M.")
-COST = 40  # seconds of a full compute, measured; orders slr reproduce's work
+COST = 8.7  # CPU s of a full compute and plot, measured (slr reproduce, load ~2); orders the work only
 SEED = 20250115
 
 _ROW = 4                # docs/math/dynamics.md#the-papers-experiments, fifth row

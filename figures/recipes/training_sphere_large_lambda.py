@@ -13,6 +13,7 @@ NAME = "training_sphere_large_lambda"
 TITLE = ('Paper experiment "sphere, large lambda": PGD from uniform on the sphere, lambda = 0.9; the oracle is a saddle and runs do not align')
 CAPTION = ('Exact population PGD from k, v uniform on the sphere (d = 400, L = 10, gamma = sqrt(1/2), lambda = 0.9 > lambda_c = 0.892, alpha = 1e-3, 30 runs): the oracle is a saddle of R on the sphere product. Panels: (a) excess risk, (b) |kappa| and |nu|, (c) runs in the (kappa, nu) plane, (d) distance to M; each group of runs (aligned / not aligned) as median and 25%-75% band.')
 SEED = 20250113
+COST = 1.2  # CPU s of a full compute and plot, measured (slr reproduce, load ~2); orders the work only
 _ROW = 2
 
 

@@ -13,6 +13,7 @@ NAME = "training_sphere_small_lambda"
 TITLE = ('Paper experiment "sphere, small lambda": PGD from uniform on the sphere, lambda = 0.1; most runs align, the others stall off M')
 CAPTION = ('Exact population PGD from k, v uniform on the sphere (d = 400, L = 10, gamma = sqrt(1/2), lambda = 0.1, alpha = 4e-3, 30 runs), beyond Theorem 5: runs that align with (k*, v*) and runs that stall are drawn as two groups (median and 25%-75% band each), since their mean lies where no run is. Panels: (a) excess risk, (b) |kappa| and |nu|, (c) runs in the (kappa, nu) plane, (d) distance to M.')
 SEED = 20250112
+COST = 0.65  # CPU s of a full compute and plot, measured (slr reproduce, load ~2); orders the work only
 _ROW = 1
 
 

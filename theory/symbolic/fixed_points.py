@@ -27,6 +27,7 @@ import itertools
 import numpy as np
 import sympy as sp
 
+from ._exact import simplified
 from .functions import numeric_function
 from .manifold import reduced_flow, reduced_parameters
 from .risk_expr import risk_symbols
@@ -76,6 +77,13 @@ def _sign(expr):
     return None
 
 
+def _zeros(expr, var) -> list:
+    """The zeros of ``expr`` in ``var`` found by ``sympy.solve``: its candidates (a superset of
+    the solutions it finds; its own checking, by simplification, is skipped), each kept iff
+    ``expr`` vanishes there exactly."""
+    return [x for x in sp.solve(expr, var, check=False, simplify=False) if simplified(expr.subs(var, x)) == 0]
+
+
 def _candidates():
     """Points of [-1, 1]^2 where kappa' = nu' = 0, by the case analysis of the module docstring."""
     S = risk_symbols()
@@ -84,10 +92,10 @@ def _candidates():
     a_l, _ = reduced_parameters()
     found = set()
     for nu0 in (-1, 1):
-        for k0 in sp.solve(flow.kappa_dot.subs(nu, nu0), kappa):
+        for k0 in _zeros(flow.kappa_dot.subs(nu, nu0), kappa):
             found.add((k0, sp.Integer(nu0)))
-    for k0 in sp.solve(sp.erf(a_l * kappa), kappa):
-        for n0 in sp.solve(flow.kappa_dot.subs(kappa, k0), nu):
+    for k0 in _zeros(sp.erf(a_l * kappa), kappa):
+        for n0 in _zeros(flow.kappa_dot.subs(kappa, k0), nu):
             found.add((k0, n0))
     inside = [p for p in found if all(x.is_real and abs(x) <= 1 for x in p)]
     return sorted(inside, key=lambda p: (float(p[0]), float(p[1])))

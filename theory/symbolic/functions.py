@@ -47,21 +47,23 @@ def _c1_c2(g):
     return sp.sqrt(1 + 4 * g**2) * c2, c2
 
 
+_EXPLICIT_ARGS = sp.symbols("t g", real=True)
+
+
 @functools.lru_cache(maxsize=None)
-def _explicit_derivatives():
-    """Explicit t-derivatives of zeta of orders 1..5 in dummy symbols (t, g)."""
-    t, g = sp.symbols("t g", real=True)
-    c1, c2 = _c1_c2(g)
-    first = 2 / c2 * sp.erf(t / c1) * erf_prime_expr(t / c2)
-    out = [first]
-    for _ in range(4):
-        out.append(sp.diff(out[-1], t))
-    return (t, g), tuple(out)
+def _explicit_derivative(order: int):
+    """Explicit t-derivative of zeta of order 1..5 in the symbols ``_EXPLICIT_ARGS`` (t, g); each
+    order is derived (and cached) when first needed, from the one below."""
+    t, g = _EXPLICIT_ARGS
+    if order == 1:
+        c1, c2 = _c1_c2(g)
+        return 2 / c2 * sp.erf(t / c1) * erf_prime_expr(t / c2)
+    return sp.diff(_explicit_derivative(order - 1), t)
 
 
 def _explicit(order: int, t, g):
-    (ts, gs), exprs = _explicit_derivatives()
-    return exprs[order - 1].subs({ts: t, gs: g}, simultaneous=True)
+    ts, gs = _EXPLICIT_ARGS
+    return _explicit_derivative(order).subs({ts: t, gs: g}, simultaneous=True)
 
 
 class Zeta(sp.Function):

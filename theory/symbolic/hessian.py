@@ -36,8 +36,9 @@ import itertools
 
 import sympy as sp
 
+from ._exact import partial_at, simplified
 from .functions import Zeta, ZetaT, ZetaTT, numeric_function
-from .risk_expr import risk_expression, risk_symbols
+from .risk_expr import risk_gradient_expressions, risk_symbols
 
 __all__ = ["OracleHessianExpressions", "oracle_hessian_expressions", "oracle_hessian_block_symbolic",
            "CriticalLambdaLimit", "critical_lambda_limit"]
@@ -80,20 +81,19 @@ def oracle_hessian_expressions() -> OracleHessianExpressions:
     H = sp.hessian(sp.expand(Q), coords) / 2
     # Substitute the actual partials at the oracle.
     S = risk_symbols()
-    R = risk_expression()
     sym = dict(zip(_NAMES, S.overlaps))
     oracle = {S.kappa: 1, S.nu: 1, S.theta: 0, S.eta: 0, S.rho: 0}
-    values = {first[n]: sp.diff(R, sym[n]).subs(oracle) for n in _NAMES}
-    values.update({second[(a, b)]: sp.diff(R, sym[a], sym[b]).subs(oracle) for (a, b) in second})
-    Hs = H.subs(values)
+    gradient = dict(zip(_NAMES, risk_gradient_expressions()))
+    values = {first[n]: gradient[n].subs(oracle) for n in _NAMES}
+    values.update({second[(a, b)]: partial_at(gradient[a], sym[b], oracle) for (a, b) in second})
+    Hs = H.xreplace(values)
     block_idx = (0, 3)
     block = Hs.extract(list(block_idx), list(block_idx))
     others = [i for i in range(6) if i not in block_idx]
-    off = [sp.simplify(Hs[i, j]) for i in block_idx for j in others]
-    off += [sp.simplify(Hs[i, j]) for i in others for j in others if i != j]
-    diag = [sp.simplify(Hs[i, i] - e) for i, e in zip(others, (-values[first["kappa"]],) * 2
-                                                     + (-values[first["nu"]],) * 2)]
-    decoupled = all(e == 0 for e in off + diag)
+    off = [Hs[i, j] for i in block_idx for j in others]
+    off += [Hs[i, j] for i in others for j in others if i != j]
+    diag = [Hs[i, i] - e for i, e in zip(others, (-values[first["kappa"]],) * 2 + (-values[first["nu"]],) * 2)]
+    decoupled = all(simplified(e) == 0 for e in off + diag)
     return OracleHessianExpressions(coords, H, Hs, block, (-values[first["kappa"]], -values[first["nu"]]),
                          decoupled)
 
@@ -147,14 +147,26 @@ def critical_lambda_limit() -> CriticalLambdaLimit:
     for f in block.atoms(Zeta, ZetaT, ZetaTT, sp.erf, sp.exp):
         if f.has(S.d):
             rep[f] = sp.S.One if isinstance(f, (Zeta, sp.erf)) else sp.S.Zero
-    b = block.xreplace(rep).applyfunc(lambda e: e.rewrite(sp.erf))
+        elif isinstance(f, (ZetaT, ZetaTT)):   # the noise tokens' terms: explicit, rewritten once each
+            rep[f] = f.rewrite(sp.erf)
+    b = block.xreplace(rep)
     det_inf = sp.expand(b[0, 0] * b[1, 1] - b[0, 1] * b[1, 0])
-    leading = sp.simplify(sp.limit(det_inf / S.d, S.d, sp.oo))
-    factored = sp.factor(leading)
-    roots = tuple(r for r in sp.solve(leading, S.lam) if r.is_positive)
-    # det_inf/d = leading(lam) + remainder(lam)/d exactly (det_inf is affine in d): first-order
-    # perturbation of the root, lam_c = lam_0 + c1/d + O(1/d^2), c1 = -remainder/leading'.
-    remainder = sp.simplify(sp.expand(det_inf - S.d * leading))
-    affine = sp.simplify(sp.diff(remainder, S.d)) == 0
-    c1 = tuple(sp.simplify(-remainder.subs(S.lam, r) / sp.diff(leading, S.lam).subs(S.lam, r)) for r in roots)
+    # The entries are polynomials in s = sqrt(d/2) (Poly raises if d enters otherwise), so is
+    # det_inf: with d = 2 s^2 its coefficients by powers of s give the limit and the remainder
+    # exactly. Affine in d: every coefficient but those of s^0 and s^2 is exactly 0; then
+    # det_inf/d = leading(lam) + remainder(lam)/d with leading = c_2/2, remainder = c_0.
+    s = sp.Symbol("s", positive=True)
+    poly = sp.Poly(det_inf.xreplace({S.d: 2 * s**2}), s)
+    coefficients = {power: coefficient for (power,), coefficient in zip(poly.monoms(), poly.coeffs())}
+    affine = all(simplified(c) == 0 for power, c in coefficients.items() if power not in (0, 2))
+    leading = factored = sp.factor(coefficients.get(2, sp.S.Zero) / 2)
+    # Candidates without sympy's own (simplify-based) checking, each then checked exactly.
+    candidates = sp.solve(leading, S.lam, check=False, simplify=False)
+    roots = tuple(r for r in candidates if r.is_positive and simplified(leading.subs(S.lam, r)) == 0)
+    # First-order perturbation of the root: lam_c = lam_0 + c1/d + O(1/d^2), c1 = -remainder/leading'
+    # (at the root both are algebraic numbers times polynomials in gamma, L: radsimp and factor
+    # give the canonical form).
+    remainder = coefficients.get(0, sp.S.Zero)
+    c1 = tuple(sp.factor(sp.radsimp(-remainder.subs(S.lam, r) / sp.diff(leading, S.lam).subs(S.lam, r)))
+               for r in roots)
     return CriticalLambdaLimit(leading, factored, roots, c1, affine)

@@ -30,9 +30,10 @@ import functools
 
 import sympy as sp
 
-from .dynamics import flow_in_partials, overlap_flow_expressions, partial_symbols, pgd_step_in_partials
+from .dynamics import flow_in_partials, partial_symbols, pgd_step_in_partials
+from ._exact import partial_at, simplified
 from .functions import Zeta, erf_prime_expr
-from .risk_expr import risk_expression, risk_gradient_expressions, risk_symbols
+from .risk_expr import risk_expression, risk_symbols
 
 __all__ = ["ManifoldInvariance", "manifold_invariance", "ReducedFlow", "reduced_flow",
            "reduced_parameters", "LocalRatesExpressions", "oracle_local_rates_symbolic"]
@@ -55,18 +56,37 @@ class ManifoldInvariance:
 
 
 @functools.lru_cache(maxsize=None)
+def _risk_gradient_on_manifold() -> tuple:
+    """(R_kappa, R_nu, R_theta, R_eta, R_rho) on M = {theta = eta = rho = 0}: the partials of
+    ``risk_expression`` (as ``theory.symbolic.risk_gradient_expressions``) restricted to M, derived on M."""
+    S = risk_symbols()
+    R = risk_expression()
+    return tuple(partial_at(R, o, S.manifold) for o in S.overlaps)
+
+
+@functools.lru_cache(maxsize=None)
+def _flow_on_manifold() -> tuple:
+    """The five-overlap ODE (``theory.symbolic.overlap_flow_expressions``) on M: its form in the
+    partials on M, with the partials of R on M substituted (the same expressions as substituting
+    the partials first and restricting to M after, derived on M)."""
+    M = risk_symbols().manifold
+    partials = dict(zip(partial_symbols(), _risk_gradient_on_manifold()))
+    return tuple(x.subs(M).xreplace(partials) for x in flow_in_partials())
+
+
+@functools.lru_cache(maxsize=None)
 def manifold_invariance() -> ManifoldInvariance:
     S = risk_symbols()
     M = S.manifold
     off = (S.theta, S.eta, S.rho)
     poly = sp.Poly(sp.expand(risk_expression()), *off)
-    linear = tuple(sp.simplify(poly.coeff_monomial(m)) for m in off)
-    partials = tuple(sp.simplify(x.subs(M)) for x in risk_gradient_expressions()[2:])
-    flow = tuple(sp.simplify(x.subs(M)) for x in overlap_flow_expressions()[2:])
+    linear = tuple(simplified(poly.coeff_monomial(m)) for m in off)
+    partials = tuple(simplified(x) for x in _risk_gradient_on_manifold()[2:])
+    flow = tuple(simplified(x) for x in _flow_on_manifold()[2:])
     # One PGD step: on M the partials R_theta, R_eta, R_rho are 0 (proved just above).
     _, new = pgd_step_in_partials()
     _, _, Rt, Re, Rr = partial_symbols()
-    pgd = tuple(sp.simplify(x.subs(M).subs({Rt: 0, Re: 0, Rr: 0})) for x in new[2:])
+    pgd = tuple(simplified(x.subs(M).subs({Rt: 0, Re: 0, Rr: 0})) for x in new[2:])
     return ManifoldInvariance(linear, poly.total_degree(), partials, flow, pgd)
 
 
@@ -108,12 +128,11 @@ def reduced_flow() -> ReducedFlow:
     stated_r_kappa = 2 * S.gamma**2 * a_l * erf_prime_expr(a_l * kappa) * (sp.erf(b * kappa) - nu)
     kappa_dot = -(1 - kappa**2) * stated_r_kappa
     nu_dot = -(1 - nu**2) * stated_r_nu
-    grads = risk_gradient_expressions()
-    flow = overlap_flow_expressions()
-    derived = (risk_expression().subs(M), grads[0].subs(M), grads[1].subs(M),
-               flow[0].subs(M), flow[1].subs(M))
+    grads = _risk_gradient_on_manifold()
+    flow = _flow_on_manifold()
+    derived = (risk_expression().subs(M), grads[0], grads[1], flow[0], flow[1])
     stated = (stated_risk, stated_r_kappa, stated_r_nu, kappa_dot, nu_dot)
-    residuals = tuple(sp.simplify(sp.expand((x - y).rewrite(sp.erf))) for x, y in zip(derived, stated))
+    residuals = tuple(simplified(sp.expand((x - y).rewrite(sp.erf))) for x, y in zip(derived, stated))
     return ReducedFlow(stated_risk, stated_r_kappa, stated_r_nu, kappa_dot, nu_dot, residuals)
 
 
@@ -138,20 +157,20 @@ def oracle_local_rates_symbolic() -> LocalRatesExpressions:
     phi, psi = sp.symbols("phi psi", real=True)
     flow = flow_in_partials()
     Rk, Rn, _, _, _ = partial_symbols()
-    grads = risk_gradient_expressions()
+    grads = _risk_gradient_on_manifold()
     on_M = {**S.manifold, partial_symbols()[2]: 0, partial_symbols()[3]: 0, partial_symbols()[4]: 0}
     # kappa' = -(1 - kappa^2) R_kappa on M exactly, so phi' = -kappa'/sin(phi) = sin(phi) R_kappa.
     angles = {S.kappa: sp.cos(phi), S.nu: sp.cos(psi)}
     phi_dot = sp.simplify(flow[0].subs(on_M).subs(angles) / (-sp.sin(phi)))
     psi_dot = sp.simplify(flow[1].subs(on_M).subs(angles) / (-sp.sin(psi)))
-    partials = {Rk: grads[0].subs(S.manifold).subs(angles), Rn: grads[1].subs(S.manifold).subs(angles)}
+    partials = {Rk: grads[0].subs(angles), Rn: grads[1].subs(angles)}
     field = sp.Matrix([phi_dot, psi_dot]).subs(partials)
     jac = field.jacobian([phi, psi]).subs({phi: 0, psi: 0})
     a_l, b = reduced_parameters()
     r_phi = 2 * S.gamma**2 * a_l * erf_prime_expr(a_l) * sp.erfc(b)
     r_psi = 2 * S.gamma**2 * sp.erf(a_l)
     target = sp.diag(-r_phi, -r_psi)
-    residuals = tuple(sp.simplify(sp.expand((jac[i] - target[i]).rewrite(sp.erf))) for i in range(4))
+    residuals = tuple(simplified(sp.expand((jac[i] - target[i]).rewrite(sp.erf))) for i in range(4))
     # erfc(b) > 0 for every real b, and erf(a_l) > 0 once sympy decides a_l > 0 (erf is odd and
     # increasing); sympy < 1.14 cannot decide the sign of erf itself, so both are replaced by
     # positive symbols p, q and sympy decides the sign of the rest.
