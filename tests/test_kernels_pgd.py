@@ -86,6 +86,26 @@ def test_all_experiments_batched_with_resume_and_block_boundaries(monkeypatch):
         np.testing.assert_array_equal(getattr(small, name), getattr(second[1], name))
 
 
+def test_runs_are_bit_identical_alone_and_across_chunks():
+    """The kernel computes each group's constants once per chunk of steps (numerics.kernels.pgd_step._CHUNK =
+    256) for all the group's runs: a run's bits are those of the run alone, in one call or resumed at a step
+    that is not a multiple of the chunk (schedules and constant lambdas, several groups)."""
+    configs = [(PaperSchedule(lam0=1.0, rate=1e-3), 2e-3), (0.9, 1e-3), (PaperSchedule(lam0=0.5), 2e-3)]
+    start = sample_initial_overlaps(400, 6, np.random.default_rng(11))
+    lam = [c[0] for c in configs for _ in range(2)]
+    alpha = np.repeat([c[1] for c in configs], 2)
+    together = overlap_pgd(ScheduledProblem(d=400, lam=lam), start, alpha=alpha, n_steps=700, log_every=13)
+    head = overlap_pgd(ScheduledProblem(d=400, lam=lam), start, alpha=alpha, n_steps=301, log_every=13)
+    tail = overlap_pgd(ScheduledProblem(d=400, lam=lam), head.state_at(-1), alpha=alpha, n_steps=399,
+                       start_step=301, log_every=13)
+    np.testing.assert_array_equal(np.stack(tail.state_at(-1)), np.stack(together.state_at(-1)))
+    for j in range(6):
+        alone = overlap_pgd(ScheduledProblem(d=400, lam=lam[j]), Overlaps(**{k: v[j:j + 1] for k, v in
+                            start.as_dict().items()}), alpha=alpha[j], n_steps=700, log_every=13)
+        for name in OVERLAP_NAMES + ("excess_risk",):
+            np.testing.assert_array_equal(getattr(alone, name)[:, 0], getattr(together, name)[:, j])
+
+
 @pytest.mark.parametrize("lam, alpha", [(0.1, 4e-3), (0.9, 1e-3), (PaperSchedule(lam0=1.0), 4e-3)])
 def test_rank_deficient_starts(lam, alpha):
     """Starts where the Gram matrix of (k, v, k*, v*) is singular: on M (theta = eta = rho = 0,

@@ -49,6 +49,35 @@ def test_elementwise_search_value_is_the_estimated_one(name):
     assert fast.value == full.value and np.isnan(fast.abserr) and full.abserr > 0
 
 
+def _reference_search(task, name, lam_range=(1e-3, 1e2), n_grid=9, xatol=1e-2):
+    """oracle_best_lambda_sigma's search (grid, then bounded Brent on log excess) on oracle_excess_sigma at
+    task.with_lam(lambda): the public route, evaluated at every point from a checked Problem."""
+    import math
+
+    import scipy.optimize
+
+    cache = {}
+
+    def f(x):
+        if x not in cache:
+            cache[x] = oracle_excess_sigma(task.with_lam(math.exp(x)), name, with_error=False).value
+        return math.log(max(cache[x], 1e-300))
+
+    grid = np.linspace(math.log(lam_range[0]), math.log(lam_range[1]), n_grid)
+    i = int(np.argmin([f(x) for x in grid]))
+    scipy.optimize.minimize_scalar(f, bounds=(grid[i - 1], grid[i + 1]), method="bounded", options={"xatol": xatol})
+    return math.exp(min(cache, key=f))
+
+
+@pytest.mark.parametrize("name", [n for n in NONLINEARITY_NAMES if n != "softmax"])
+def test_elementwise_search_is_the_public_route_to_the_bit(name):
+    """The search evaluates an element-wise member from the task's fields and token laws built once (no
+    Problem per point): the same numbers as oracle_excess_sigma, so the same best lambda, bit for bit."""
+    for d in (2, 64, 2**14):
+        task = Task(d=d, L=10, gamma=np.sqrt(0.5))
+        assert oracle_best_lambda_sigma(task, name).lam == _reference_search(task, name)
+
+
 # The search rule of the softmax oracle (softmax_quad.SEARCH_ORDER) at the settings of the figure
 # nonlinearity_comparison (L = 10, gamma = sqrt(1/2)): its stated relative error bound.
 _SEARCH_RTOL = 1e-6

@@ -1,13 +1,14 @@
 """Compiled overlap PGD: ``numerics.dynamics.pgd.overlap_pgd``'s inner loop for all runs, with schedules.
 
 Per run and step: the constants of ``numerics.dynamics.risk_partials.lambda_constants`` at (d, L, gamma,
-lambda_t) (recomputed only when lambda_t changes), the five partials of
+lambda_t) (recomputed only when lambda_t changes, once for all the runs of a group: the steps run in chunks, each
+group's constants of a chunk computed before its runs take the chunk's steps), the five partials of
 ``numerics.dynamics.risk_partials.partials``, transcribed operation by operation in the same order,
 and the step ``numerics.dynamics.overlap_steps.pgd_step`` itself, compiled. The IEEE-rounded operations (+, -, *, /,
 sqrt) therefore give the same bits; erf and exp come from the C library instead of SciPy/NumPy
 (each within an ulp or two), which is where the two routes part, at round-off (bound and test in
 ``docs/math/kernels.md#pgd``). Runs are independent: the outer loop is over runs, the state of a
-run stays in registers for all its steps.
+run stays in registers for all the steps of a chunk.
 """
 
 from __future__ import annotations
@@ -129,37 +130,72 @@ def log_overlaps(logs, row, j, kappa, nu, theta, eta, rho):
 _pgd_step = jit(pgd_step)
 
 
+_CHUNK = 256  # steps whose constants are held at once: 256 x (30 + 2 x 20) floats, 140 KB, in cache
+
+
+@jit(inline=True)
+def _chunk_constants(lam, g, i0, i1, d, L, gamma, nodes, weights, C, X2, W, at):
+    """Group g's constants for the steps i0 <= i < i1 (``lambda_constants_kernel`` at lam[i, g]) into rows of
+    C, X2, W; at[i - i0]: step i's row. A row is computed only when lambda_t changes, so a constant lambda
+    costs one row per chunk."""
+    k = -1
+    for i in range(i0, i1):
+        if k < 0 or lam[i, g] != lam[i - 1, g]:
+            k += 1
+            lambda_constants_kernel(d, L, gamma, lam[i, g], nodes, weights, C[k], X2[k], W[k])
+        at[i - i0] = k
+
+
 @jit
 def pgd_kernel(state, d, L, gamma, alpha, lam, cols, log_rows, logs, nodes, weights):
     """Advance every run len(lam) - 1 steps of population PGD, in place.
 
     state (5, n_runs): the overlaps (kappa, nu, theta, eta, rho) at the block's first step;
     d, L, gamma, alpha (n_runs,); lam (n_steps + 1, n_groups): lambda_t of each group of runs
-    (step i uses lam[i, cols[run]]; the last row is not used for a step); log_rows (n_steps + 1,)
-    int: the row of ``logs`` (n_log, 5, n_runs) that receives the state before step i, or -1.
+    (step i uses lam[i, cols[run]]; the last row is not used for a step); the runs of a group share d, L and
+    gamma (``numerics.dynamics.pgd``'s groups); log_rows (n_steps + 1,) int: the row of ``logs``
+    (n_log, 5, n_runs) that receives the state before step i, or -1.
+    The steps run in chunks of ``_CHUNK``: each group's constants for a chunk are computed once
+    (``_chunk_constants``), then each of its runs takes the chunk's steps; a run's arithmetic is that of a
+    run alone, so the bits do not depend on the chunking or on the other runs.
     Returns the index of the first run whose iterate became non-finite, or -1 (that run stops).
     """
     n_runs = state.shape[1]
     n_steps = lam.shape[0] - 1
-    c = np.empty(N_CONSTANTS)
-    gl_x2 = np.empty(nodes.shape[0])
-    gl_w = np.empty(nodes.shape[0])
-    failed = -1
+    n_groups = lam.shape[1]
+    C = np.empty((_CHUNK, N_CONSTANTS))
+    X2 = np.empty((_CHUNK, nodes.shape[0]))
+    W = np.empty((_CHUNK, nodes.shape[0]))
+    at = np.empty(_CHUNK, dtype=np.int64)
+    first = np.full(n_groups, -1, dtype=np.int64)
     for j in range(n_runs):
-        kappa, nu, theta, eta, rho = state[0, j], state[1, j], state[2, j], state[3, j], state[4, j]
-        col = cols[j]
-        lam_now = math.nan
-        for i in range(n_steps + 1):
-            log_overlaps(logs, log_rows[i], j, kappa, nu, theta, eta, rho)
-            if i == n_steps:
-                break
-            lam_now = refresh_constants(lam[i, col], lam_now, d[j], L[j], gamma[j], nodes, weights, c, gl_x2, gl_w)
-            r = partials_kernel(c, gl_x2, gl_w, kappa, nu, theta, eta, rho)
-            kappa, nu, theta, eta, rho = _pgd_step(alpha[j], kappa, nu, theta, eta, rho, *r)
-            if not (math.isfinite(kappa) and math.isfinite(nu) and math.isfinite(theta)
-                    and math.isfinite(eta) and math.isfinite(rho)):
-                if failed < 0:
-                    failed = j
-                break
-        state[0, j], state[1, j], state[2, j], state[3, j], state[4, j] = kappa, nu, theta, eta, rho
+        if first[cols[j]] < 0:
+            first[cols[j]] = j
+    stopped = np.zeros(n_runs, dtype=np.bool_)
+    failed = -1
+    for i0 in range(0, n_steps + 1, _CHUNK):
+        i1 = min(i0 + _CHUNK, n_steps + 1)
+        for g in range(n_groups):
+            f = first[g]
+            if f < 0:
+                continue
+            _chunk_constants(lam, g, i0, min(i1, n_steps), d[f], L[f], gamma[f], nodes, weights, C, X2, W, at)
+            for j in range(f, n_runs):
+                if cols[j] != g or stopped[j]:
+                    continue
+                kappa, nu, theta, eta, rho = state[0, j], state[1, j], state[2, j], state[3, j], state[4, j]
+                for i in range(i0, i1):
+                    log_overlaps(logs, log_rows[i], j, kappa, nu, theta, eta, rho)
+                    if i == n_steps:
+                        break
+                    k = at[i - i0]
+                    r = partials_kernel(C[k], X2[k], W[k], kappa, nu, theta, eta, rho)
+                    kappa, nu, theta, eta, rho = _pgd_step(alpha[j], kappa, nu, theta, eta, rho, *r)
+                    if not (math.isfinite(kappa) and math.isfinite(nu) and math.isfinite(theta)
+                            and math.isfinite(eta) and math.isfinite(rho)):
+                        stopped[j] = True
+                        if failed < 0 or j < failed:
+                            failed = j
+                        break
+                state[0, j], state[1, j], state[2, j], state[3, j], state[4, j] = kappa, nu, theta, eta, rho
     return failed

@@ -39,6 +39,22 @@ def _mean_f(member, lam, law, f, n):
     return float(w @ f(lam * (law.mu_a + law.sd_a * z)))
 
 
+def _token_laws(d, gamma):
+    """(informative, noise) laws of (a, b) = (<X, k*>, <X, v*>) at the oracle."""
+    return (TokenLaw([math.sqrt(d / 2.0), 0.0], np.diag([gamma * gamma, 1.0])),
+            TokenLaw([0.0, 0.0], np.eye(2)))
+
+
+def _elementwise_excess(member, L, gamma, lam, laws, with_error):
+    """The element-wise excess of the module docstring at one lambda, laws from ``_token_laws``."""
+    informative, noise = laws
+    vals = [gamma * gamma * _mean_f(member, lam, informative, lambda u: member.one_minus_sigma(u) ** 2, n)
+            + (L - 1) * _mean_f(member, lam, noise, lambda u: member.sigma(u) ** 2, n)
+            for n in (QUAD_ORDERS if with_error else QUAD_ORDERS[-1:])]
+    abserr = abs(vals[-1] - vals[0]) + 64 * _EPS * abs(vals[-1]) if with_error else math.nan
+    return QuadResult(value=vals[-1], abserr=abserr)
+
+
 def oracle_excess_sigma(problem: Problem, sigma="erf", with_error: bool = True) -> QuadResult:
     """R(k*, v*) - eps^2 for member ``sigma`` by quadrature (module docstring); scalar fields.
     Error estimate: |Q20 - Q10| (element-wise) or the Laplace route's, plus 64 ulps of the value
@@ -48,13 +64,7 @@ def oracle_excess_sigma(problem: Problem, sigma="erf", with_error: bool = True) 
     if member.kind == "softmax":
         value, err = oracle_excess_softmax(problem, with_error)
         return QuadResult(value=float(value), abserr=float(err))
-    informative = TokenLaw([math.sqrt(d / 2.0), 0.0], np.diag([gamma * gamma, 1.0]))
-    noise = TokenLaw([0.0, 0.0], np.eye(2))
-    vals = [gamma * gamma * _mean_f(member, lam, informative, lambda u: member.one_minus_sigma(u) ** 2, n)
-            + (L - 1) * _mean_f(member, lam, noise, lambda u: member.sigma(u) ** 2, n)
-            for n in (QUAD_ORDERS if with_error else QUAD_ORDERS[-1:])]
-    abserr = abs(vals[-1] - vals[0]) + 64 * _EPS * abs(vals[-1]) if with_error else math.nan
-    return QuadResult(value=vals[-1], abserr=abserr)
+    return _elementwise_excess(member, L, gamma, lam, _token_laws(d, gamma), with_error)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,11 +86,16 @@ def oracle_best_lambda_sigma(task: Task, sigma="erf", lam_range=(1e-3, 1e2),
     softmax rule without its error estimate; the returned excess carries it."""
     lo, hi = (math.log(x) for x in lam_range)
     cache = {}
+    member = nonlinearity(sigma)
+    if member.kind == "softmax":
+        excess = lambda lam: oracle_excess_sigma(task.with_lam(lam), member, with_error=False)
+    else:  # the task's fields checked once, the token laws built once: the same numbers as oracle_excess_sigma
+        L, gamma, laws = float(task.L), float(task.gamma), _token_laws(float(task.d), float(task.gamma))
+        excess = lambda lam: _elementwise_excess(member, L, gamma, lam, laws, with_error=False)
 
     def f(log_lam):
         if log_lam not in cache:
-            cache[log_lam] = oracle_excess_sigma(task.with_lam(math.exp(log_lam)),
-                                                 sigma, with_error=False)
+            cache[log_lam] = excess(math.exp(log_lam))
         return math.log(max(cache[log_lam].value, 1e-300))
 
     grid = np.linspace(lo, hi, n_grid)

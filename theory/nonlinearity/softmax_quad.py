@@ -53,11 +53,7 @@ def _tau_rule(lam, laws, n):
     lo, hi = _tau_range(lam, laws)
     width = max(_TAU_WIDTH, lam * min(law.sd_a for law in laws) / 4.0)
     m = max(1, int(math.ceil((hi - lo) / width)))
-    breaks = np.linspace(lo, hi, m + 1)
-    x, w = np.polynomial.legendre.leggauss(n)
-    half = 0.5 * (breaks[1:] - breaks[:-1])
-    tau = (breaks[:-1, None] + half[:, None] * (x + 1.0)).ravel()
-    return tau, (half[:, None] * w).ravel()
+    return panel_nodes(np.linspace(lo, hi, m + 1), n)
 
 
 def _transforms(lam, law, tau, n, with_bound, n_max=_N_MAX):
