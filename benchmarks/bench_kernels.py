@@ -137,7 +137,6 @@ def sgd_step_cost(repeat, steps):
     NumPy draws of its targets' noise and Bartlett variables (as ``numerics.sgd.reduced`` draws them)."""
     import math
 
-    from numerics.kernels.erf_poly import erf_table
     from numerics.kernels.sfc64 import sfc64_state
     from numerics.kernels.sgd_step import ERF, SOFTMAX, sgd_reduced_kernel
     from numerics.sgd.trajectory import child_streams
@@ -151,11 +150,11 @@ def sgd_step_cost(repeat, steps):
 
     noise, a11, n21, a22 = draw_noise()
     KV = np.array([[0.6, 0.0, 0.8, 0.0], [0.36, 0.48, 0.6, 0.52]])
-    lam, rows, table = np.linspace(2.0, 1.8, steps), np.full(steps, -1), erf_table()
+    lam, rows = np.linspace(2.0, 1.8, steps), np.full(steps, -1)
     for code, name in ((ERF, "erf"), (SOFTMAX, "softmax")):
         us = cpu_per_unit(lambda: sgd_reduced_kernel(KV.copy(), sfc64_state(streams[0]), math.sqrt(0.5), math.sqrt(40.0), noise,
                                                      -1e-3 * a11, -1e-3 * n21, -1e-3 * a22, lam, 1e-3, 0.4, 10,
-                                                     rows, np.empty((0, 2, 4)), code, table), steps, repeat)
+                                                     rows, np.empty((0, 2, 4)), code), steps, repeat)
         print(f"- the compiled step ({name} member), tokens drawn in it: {us:.2f} us")
     us = cpu_per_unit(draw_noise, steps, repeat)
     print(f"- NumPy draws the targets' noise and the Bartlett variables (B + 3 = 8 numbers): {us:.2f} us")

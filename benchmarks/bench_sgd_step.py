@@ -6,7 +6,8 @@ lambda schedule, alpha = 1e-3), 30 runs. Process CPU time per run-step (best of 
 - the compiled step alone (``kernels.sgd_step.sgd_reduced_runs`` on 30 runs, the noise drawn before), erf and softmax
   members;
 - its parts in compiled loops of the same sizes: the 118 token-stream normals (``sfc64.sfc64_normal``), the 50 gates
-  (``erf_poly``) and the 50 exp(-x^2), the noise draws (``kernels.sgd_noise.noise_draws``, B + 3 numbers);
+  (``erf_poly``, and ``erf_block`` after ``exp_block`` as the kernel takes them) and the 50 exp(-x^2), the noise
+  draws (``kernels.sgd_noise.noise_draws``, B + 3 numbers);
 - the fresh test risk (``kernels.fresh_risk_step.fresh_risk_runs``: 1,000 samples per run at each of 200 logged
   steps), per run-step of the 200,000-step run;
 - ``erf_poly.erf_table()`` in a fresh process (what every worker pays once);
@@ -61,14 +62,14 @@ def kernel_cost(R, n, repeat, member="erf"):
     from numerics.kernels.sgd_noise import noise_draws
     from numerics.kernels.sgd_step import ERF, SOFTMAX, sgd_reduced_runs
 
-    c, table, KV0, S0, lam, (noise, a11, n21, a22) = setup(R, n)
+    c, _, KV0, S0, lam, (noise, a11, n21, a22) = setup(R, n)
     B, alpha = c.batch_size, float(c.alpha)
     rows, snaps = np.full(n, -1), np.empty((0, R, 2, 4))
 
     def kernel():
         sgd_reduced_runs(KV0.copy(), S0.copy(), float(c.gamma), math.sqrt(c.d / 2.0), noise, -alpha * a11,
                          -alpha * n21, -alpha * a22, lam, alpha, 2.0 / B, c.L, rows, snaps,
-                         {"erf": ERF, "softmax": SOFTMAX}[member], table)
+                         {"erf": ERF, "softmax": SOFTMAX}[member])
 
     def draws():
         noise_draws(S0.copy(), B, c.d - 4, float(c.eps), noise.copy(), a11.copy(), n21.copy(), a22.copy())
@@ -81,7 +82,7 @@ def parts_cost(R, n, repeat):
     vectorised), in compiled loops."""
     import numba
 
-    from numerics.kernels.erf_poly import erf_poly, erf_table, exp_block
+    from numerics.kernels.erf_poly import erf_block, erf_poly, erf_table, exp_block
     from numerics.kernels.sfc64 import sfc64_normal
 
     @numba.njit
@@ -108,6 +109,14 @@ def parts_cost(R, n, repeat):
                 out[1, i] = -(xs[i] * xs[i])
             exp_block(out[1], K)
 
+    @numba.njit
+    def erfs(xs, out, m, K):
+        for j in range(m):
+            for i in range(xs.size):
+                out[0, i], out[1, i] = xs[i], -(xs[i] * xs[i])
+            exp_block(out[1], K)
+            erf_block(out[0], out[1])
+
     c, table, _, S0, _, _ = setup(R, 1)
     out, xs = np.empty((2, 50)), 2.0 * np.random.default_rng(2).standard_normal(50)  # lambda p, lambda ~ 2
     cost = {"118 token normals": best_cpu(lambda: normals(S0, n, np.empty(118)), repeat)}
@@ -115,6 +124,7 @@ def parts_cost(R, n, repeat):
         cost[name] = best_cpu(lambda: gates(xs, table, out, R * n, which), repeat)
     K = np.empty((2, 50), np.int64)
     cost["50 exp(-x^2) (exp_block)"] = best_cpu(lambda: exps(xs, out, R * n, K), repeat)
+    cost["50 exp(-x^2) and erf (exp_block, erf_block: the kernel's)"] = best_cpu(lambda: erfs(xs, out, R * n, K), repeat)
     return {k: v / (R * n) * 1e6 for k, v in cost.items()}
 
 

@@ -258,11 +258,27 @@ def test_integration_failure_raises(monkeypatch):
     module = importlib.import_module("numerics.highdim.effective_flow")  # the module, not the function
     real = module.effective_drift
 
-    def drift(task, x, *, alpha, batch_size):
-        out = real(task, x, alpha=alpha, batch_size=batch_size)
+    def drift(task, x, *, alpha, batch_size, step):
+        out = real(task, x, alpha=alpha, batch_size=batch_size, step=step)
         return out if np.isclose(task.lam, 0.5) else out * np.nan
 
     monkeypatch.setattr(module, "effective_drift", drift)
     problem = ScheduledProblem(d=100, eps=0.1, lam=lambda t: 0.5 if t < 0.05 else 0.6)
     with pytest.raises(RuntimeError, match="effective-ODE integration failed at t=.*method='LSODA'"):
         effective_flow(problem, (0.3, 0.2, 0.0, 0.0, 0.0), c=0.1, batch_size=1, t_end=0.2)
+
+
+@pytest.mark.parametrize("lam", [0.3, 0.8, 1.4, 2.0])
+def test_paper_setting_drift_on_the_trapezoid_step_0_4(lam):
+    """The effective drift of the paper's SGD setting (d = 80, B = 5, alpha = 1e-3) on the trapezoid step 0.4, which
+    the figures' effective ODEs take, is within 1e-7 of step 0.1 along the schedule's lambda in [0.3, 2]
+    (docs/math/highdim.md#the-papers-sgd-setting: measured <= 6.9e-8; step 0.8 is off by more, so the bound binds)."""
+    problem = Problem(d=80, eps=0.1, lam=lam)
+    for state in STATES + [(0.5, 0.5, 0.0, 0.0, 0.0)]:
+        fine = effective_drift(problem, state, alpha=1e-3, batch_size=5, step=0.1)
+        assert np.max(np.abs(effective_drift(problem, state, alpha=1e-3, batch_size=5, step=0.4) - fine)) <= 1e-7
+
+
+def test_effective_flow_rejects_a_bad_quadrature_step():
+    with pytest.raises(ValueError, match="quadrature_step"):
+        effective_flow(Problem(d=100, eps=0.1, lam=0.5), STATES[0], c=0.5, batch_size=1, t_end=1.0, quadrature_step=0.0)

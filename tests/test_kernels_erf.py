@@ -67,13 +67,72 @@ def test_erf_table_is_the_chebyshev_interpolant():
 
 
 def test_shipped_erf_table_is_regenerated_bit_for_bit():
-    """The table the kernels read (numerics/kernels/_erf_table.py) is the text ``erf_table_source`` writes from a
-    fresh mpmath computation, and ``erf_table()`` reads back those exact floats."""
-    from numerics.kernels.erf_poly import ERF_TABLE_FILE, chebyshev_erf_table, erf_table, erf_table_source
+    """The tables the kernels read (numerics/kernels/_erf_table.py) are the text ``erf_table_source`` writes from
+    fresh mpmath computations, and ``erf_table()``, ``erf_block_table()`` read back those exact floats."""
+    from numerics.kernels.erf_poly import (ERF_TABLE_FILE, chebyshev_erf_block_table, chebyshev_erf_table,
+                                           erf_block_table, erf_table, erf_table_source)
 
-    fresh = chebyshev_erf_table()
-    assert ERF_TABLE_FILE.read_text() == erf_table_source(fresh)
+    fresh, fresh_block = chebyshev_erf_table(), chebyshev_erf_block_table()
+    assert ERF_TABLE_FILE.read_text() == erf_table_source(fresh, fresh_block)
     assert erf_table().tobytes() == fresh.tobytes() and not erf_table().flags.writeable
+    assert erf_block_table().tobytes() == fresh_block.tobytes() and not erf_block_table().flags.writeable
+
+
+@pytest.fixture(scope="module")
+def erf_block_values():
+    from compiled_in_tests import njit_over_kernels
+
+    from numerics.kernels.erf_poly import erf_block, exp_block
+
+    @njit_over_kernels
+    def evaluate(xs):
+        out, E = xs.copy(), -(xs * xs)  # E: the reduced-SGD kernel's -(lambda p)^2, then its exp
+        exp_block(E, np.empty((2, xs.size), np.int64))
+        erf_block(out, E)
+        return out
+
+    return lambda xs: evaluate(np.asarray(xs, dtype=float))
+
+
+def test_erf_block_to_two_eps_against_mpmath(erf_block_values):
+    """``erf_block`` (the reduced-SGD kernel's erf, vectorised) within 2 eps relative of mpmath's erf at 30 digits,
+    derived in docs/math/kernels.md#erf-without-table-lookups (u = eps/2): |x| < 1, x P(2 x^2 - 1) within ~3u (the
+    interpolant's remainder below 1e-19, its rounded argument 0.5u, Horner's scheme ~1.5u, the product u); |x| >= 1,
+    1 - E R with E within (x^2 + 2)u of exp(-x^2) relative and R within a few u, so E R within erfc(x)(x^2 + 6)u
+    <= 1.1u absolute (largest at x = 1), plus the last rounding, below 2.4u relative to erf >= 0.84. Every piece
+    densely, both signs, the pieces' ends and their neighbours, tiny arguments, beyond the cut at 6."""
+    ends = np.array([1.0, 2.5, 6.0])
+    xs = np.concatenate([np.linspace(0.0, 6.5, 6501)[1:], ends, np.nextafter(ends, 0.0), np.nextafter(ends, 7.0),
+                         np.geomspace(1e-300, 1.0, 400), np.random.default_rng(0).uniform(0.0, 6.0, 3000)])
+    xs = np.concatenate([xs, -xs])
+    got = erf_block_values(xs)
+    with mp.workdps(30):
+        rel = [float(abs(mp.mpf(g) - mp.erf(mp.mpf(x))) / abs(mp.erf(mp.mpf(x)))) for g, x in zip(got, xs)]
+    assert max(rel) <= 2 * EPS, (max(rel) / EPS, xs[int(np.argmax(rel))])
+    assert max(rel) > 0  # polynomials, not the exact function
+
+
+def test_erf_block_special_values(erf_block_values):
+    got = erf_block_values([0.0, -0.0, np.inf, -np.inf, np.nan, 6.0, -1e308, 1e200])
+    assert got[0] == 0.0 and math.copysign(1.0, got[1]) == -1.0
+    assert list(got[[2, 3, 5, 6, 7]]) == [1.0, -1.0, 1.0, -1.0, 1.0]
+    assert np.isnan(got[4])
+
+
+def test_erf_block_table_is_the_chebyshev_interpolant():
+    """The block table's rows at their interpolation nodes give erf(x)/x (row 0, degree 12, at u = 2 x^2 - 1) and
+    erfc(x) exp(x^2) (rows 1-2, degree 18, on [1, 2.5) and [2.5, 6]) to the rounding of the coefficients."""
+    from numerics.kernels.erf_poly import ERF_BLOCK_DEGREE, erf_block_table
+
+    table = erf_block_table()
+    assert table.shape == (3, ERF_BLOCK_DEGREE + 1) and not np.any(table[0, 13:])
+    with mp.workdps(30):
+        for row, n, f, (a, b) in ((table[0], 13, lambda t: mp.erf(mp.sqrt(t)) / mp.sqrt(t), (0, 1)),
+                                  (table[1], 19, lambda x: mp.erfc(x) * mp.exp(x * x), (1, 2.5)),
+                                  (table[2], 19, lambda x: mp.erfc(x) * mp.exp(x * x), (2.5, 6))):
+            u = np.cos(np.pi * (np.arange(n) + 0.5) / n)
+            want = [float(f(mp.mpf(z))) for z in (a + b) / 2 + u * (b - a) / 2]
+            assert np.max(np.abs(np.polynomial.polynomial.polyval(u, row) - want)) <= 4 * EPS, (a, b)
 
 
 def test_exp_block_within_one_ulp_against_mpmath():

@@ -137,10 +137,9 @@ def _kernel_draws():
     from numerics.kernels import sgd_step as ks
 
     @njit_over_kernels
-    def kernel_draws(state, gamma, mean, L, noise, KV, lam, code, table, X, AB, Zs, Es, Y, PQ, CE):
+    def kernel_draws(state, gamma, mean, L, noise, KV, lam, code, X, AB, Zs, Es, Y, PQ, CE):
         for j in range(X.shape[0]):
-            ks._draw_step(state, gamma, mean, L, noise[j], KV, lam, code, table, X[j], AB[j], Zs[j], Es[j], Y[j],
-                          PQ[j], CE[j])
+            ks._draw_step(state, gamma, mean, L, noise[j], KV, lam, code, X[j], AB[j], Zs[j], Es[j], Y[j], PQ[j], CE[j])
 
     return kernel_draws
 
@@ -155,15 +154,11 @@ def test_kernel_draws_the_reference_tokens_bit_for_bit(d, B, L, member, KV):
     normals) and targets, bit for bit, and leave the generator in the same state: the same seed means the
     same numbers on both routes, over several blocks. The plane basis (e_a, e_b) is the reference's
     ``plane_basis`` bit for bit (same sums in the same order; e_b = 0 at v = k). The projections and, for
-    erf, the gate and -(lambda p)^2 (the argument of the exp that ``_erf_coefficients`` takes) that ``_draw_step``
-    computes as each token is completed are the reference's formulas: erf within 4 eps relative of SciPy's (each
-    within 2 eps of the exact value, docs/math/kernels.md#erf-by-piecewise-polynomials), -(lambda p)^2 the same
-    bits (the same two roundings), p and q within 4 ulps of their terms' size (sums of at most 4 products)."""
-    from scipy.special import erf
-
+    erf, lambda p and -(lambda p)^2 (the arguments of the erf and exp that ``_erf_coefficients`` takes) that
+    ``_draw_step`` computes as each token is completed are the reference's formulas: the same bits (the same
+    roundings), p and q within 4 ulps of their terms' size (sums of at most 4 products)."""
     import numerics.sgd.reduced as sr
     from numerics.kernels import sgd_step as ks
-    from numerics.kernels.erf_poly import erf_table
     from numerics.kernels.sfc64 import set_sfc64_state, sfc64_state
     from numerics.sgd.plane import frame_tokens, plane_basis
 
@@ -179,7 +174,7 @@ def test_kernel_draws_the_reference_tokens_bit_for_bit(d, B, L, member, KV):
         out = [np.empty(shape) for shape in ((n, 4, B), (n, 2, B * (L - 1)), (n, 2, 4), (n, 2, 4), (n, B),
                                              (n, 2, B * L), (n, 2, B * L))]
         state = sfc64_state(ker[0])
-        kernel_draws(state, gamma, float(np.sqrt(d / 2.0)), L, noise, KV, lam, code, erf_table(), *out)
+        kernel_draws(state, gamma, float(np.sqrt(d / 2.0)), L, noise, KV, lam, code, *out)
         set_sfc64_state(ker[0], state)
         for got, want in zip(out[:3] + out[4:5], (inf[0], ab[0], Z[0], Y[0])):
             np.testing.assert_array_equal(got, want)
@@ -191,7 +186,7 @@ def test_kernel_draws_the_reference_tokens_bit_for_bit(d, B, L, member, KV):
         assert np.all(np.abs(PQ - pq) <= 4 * EPS * scale)
         if member == "erf":
             lp = lam * PQ[:, 0]
-            np.testing.assert_allclose(CE[:, 1], erf(lp), rtol=4 * EPS, atol=0)  # each erf within 2 eps
+            np.testing.assert_array_equal(CE[:, 1], lp)  # the erf's argument (its erf: ``erf_block``)
             np.testing.assert_array_equal(CE[:, 0], -(lp * lp))  # the exp's argument (its exp: ``exp_block``)
     assert str(ker[0].bit_generator.state) == str(ref[0].bit_generator.state)
 

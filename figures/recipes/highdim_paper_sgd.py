@@ -16,7 +16,7 @@ pooled at the logged times they share. Quick mode: 40 runs over the first 5% of 
 
 Left: mean kappa and nu of the runs (band: +- 1.96 standard errors) and the two predictions, against the step
 on a log axis. Right: |mean SGD - prediction| of kappa and nu for both predictions, with the SGD mean's
-1.96 standard errors. Full compute ~14 s CPU (3.5e6 reduced-SGD run-steps and the effective ODE)."""
+1.96 standard errors. Full compute ~5-6 s CPU (3.5e6 reduced-SGD run-steps and the effective ODE)."""
 
 from __future__ import annotations
 
@@ -39,6 +39,9 @@ _SIZES = {True: {"n_runs": 40, "early_runs": 0, "early_t": 0.0, "fraction": 0.05
 # rtol 1e-6: the solution differs from rtol 1e-8's by <= 2e-6 over the run (measured), 1e-4 of the SGD
 # standard errors (>= 0.015 at 40 runs where the claim's bounds are decided), at a fifth of the right-hand sides
 _ODE = {"method": "LSODA", "rtol": 1e-6, "atol": 1e-8}
+# the effective ODE's quadratures on the trapezoid step 0.4: its drift within 7e-8 of step 0.1 along the schedule
+# (docs/math/highdim.md#the-papers-sgd-setting), at 0.4 of the cost of a right-hand side at the default 0.2
+_QUADRATURE = 0.4
 _Z95 = 1.959963984540054
 
 
@@ -59,7 +62,7 @@ def compute(p: dict, rng: np.random.Generator, progress) -> dict:
         out = compare_with_sgd(s.problem, tuple(p["start"]), c=s.alpha * s.d, batch_size=s.batch_size,
                                t_end=s.alpha * s.n_steps * p["fraction"], n_runs=p["n_runs"], rng=rng,
                                n_log=p["n_log"], predictions=("population", "effective"), up_to_sign=True,
-                               ode=OdeOptions(**p["ode"]))
+                               ode=OdeOptions(**p["ode"]), quadrature_step=_QUADRATURE)
         bar.update()
         counts = np.full(out.t.size, out.n_runs)
         mean, stderr = out.sgd_mean.copy(), out.sgd_stderr.copy()

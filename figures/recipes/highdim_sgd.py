@@ -43,7 +43,7 @@ _SIZES = {True: {"path_d": [100, 1000], "path_runs": 16, "path_t": 0.25, "escape
                   "step_runs": 200, "step_t": 12.0}}
 # step_t 12: the claim highdim-largest-step is decided by flow time 6 (docs/math/highdim.md#the-largest-step)
 _Z95 = 1.959963984540054
-_STEP_QUADRATURE = 0.4  # panel (d)'s quadratures: half the nodes of 0.2, same fixed points (docs/math/highdim.md#the-largest-step)
+_STEP_QUADRATURE = 0.4  # (d), (a, b)'s effective ODE: half the nodes of 0.2 (docs/math/highdim.md#the-largest-step)
 
 
 def params(quick: bool) -> dict:
@@ -69,7 +69,7 @@ def _paths(p, rngs):
     for i, (d, rng) in enumerate(zip(p["path_d"], rngs)):
         cmp = compare_with_sgd(_problem(p, d, p["path_lam_bar"]), p["path_start"], c=p["path_c"],
                                batch_size=p["batch_size"], t_end=p["path_t"], n_runs=p["path_runs"], rng=rng,
-                               n_log=p["path_log"], predictions=("population", "effective"), ode=ode)
+                               n_log=p["path_log"], predictions=("population", "effective"), ode=ode, quadrature_step=_STEP_QUADRATURE)
         out.update({f"path_t_{i}": cmp.t, f"path_mean_{i}": cmp.sgd_mean[:2], f"path_se_{i}": cmp.sgd_stderr[:2],
                     f"path_population_{i}": cmp.predictions["population"][:2],
                     f"path_effective_{i}": cmp.predictions["effective"][:2]})

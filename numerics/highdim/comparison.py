@@ -65,7 +65,8 @@ def _flow_time_problem(problem, alpha):
 
 
 def compare_with_sgd(problem, start, *, c, batch_size, t_end, n_runs, rng, n_log=4,
-                     predictions=DEFAULT_PREDICTIONS, up_to_sign=False, ode: OdeOptions = EFFECTIVE_ODE) -> SGDComparison:
+                     predictions=DEFAULT_PREDICTIONS, up_to_sign=False, ode: OdeOptions = EFFECTIVE_ODE,
+                     quadrature_step=0.2) -> SGDComparison:
     """Run ``n_runs`` of reduced SGD at alpha = c/d for t_end / alpha steps from the scalar 5-tuple
     ``start`` and integrate the three predictions. ``problem``: a ``theory.Problem`` (constant
     lambda) or a ``numerics.ScheduledProblem`` whose lam is a number or a step schedule (a callable
@@ -80,7 +81,8 @@ def compare_with_sgd(problem, start, *, c, batch_size, t_end, n_runs, rng, n_log
     (kappa, nu, theta, eta, rho) -> (-kappa, -nu, -theta, -eta, rho), into the half-space
     kappa + nu >= 0 (the predictor and the law of SGD are invariant under it), so that runs that
     crossed to the mirror solution are compared with the prediction's branch. ``ode``: the
-    integrator's ``numerics.OdeOptions`` for the effective ODE (``numerics.highdim.effective_flow``)."""
+    integrator's ``numerics.OdeOptions`` for the effective ODE (``numerics.highdim.effective_flow``), and
+    ``quadrature_step`` its trapezoid step."""
     unknown = set(predictions) - set(PREDICTIONS)
     if unknown or not predictions:
         raise ValueError(f"predictions={predictions!r} is not allowed: choose among {PREDICTIONS}")
@@ -101,7 +103,8 @@ def compare_with_sgd(problem, start, *, c, batch_size, t_end, n_runs, rng, n_log
             preds[name] = overlap_flow(shim, Overlaps(**dict(zip(OVERLAP_NAMES, start))), t_end=t[-1], t_eval=t,
                                        ode=OdeOptions(rtol=1e-8, atol=1e-10)).y
         elif name == "effective":
-            preds[name] = effective_flow(shim, start, c=c, batch_size=batch_size, t_end=t[-1], t_eval=t, ode=ode).y
+            preds[name] = effective_flow(shim, start, c=c, batch_size=batch_size, t_end=t[-1], t_eval=t, ode=ode,
+                                         quadrature_step=quadrature_step).y
         else:
             out = moment_closure_flow(shim, start, c=c, batch_size=batch_size, t_end=t[-1], t_eval=t,
                                       **closure[name])

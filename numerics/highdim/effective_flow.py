@@ -57,18 +57,19 @@ def start_state(initial):
 
 
 def effective_flow(problem, initial, *, c, batch_size, t_end, ode: OdeOptions = EFFECTIVE_ODE,
-                   t_eval=None) -> FlowTrajectory:
+                   t_eval=None, quadrature_step=0.2) -> FlowTrajectory:
     """Integrate dx/dtau = F(x) + (c/d) D(x) from ``initial`` (scalar ``Overlaps`` or a 5-tuple)
     up to flow time ``t_end``. ``problem``: a ``theory.Problem`` or a ``numerics.ScheduledProblem``
     whose lam is a callable of the flow time tau (``numerics.schedule_in_flow_time(schedule, c / d)``
     for a step schedule); d >= 4. ``ode``: the integrator's ``numerics.OdeOptions``.
     ``c`` > 0, ``batch_size`` >= 1 (ValueError naming them). Integration failure raises
     RuntimeError. Components ordered as ``theory.parameters.OVERLAP_NAMES``. Each right-hand side
-    costs one quadrature of the gradient moments (~10 ms)."""
+    costs one quadrature of the gradient moments, on the trapezoid step ``quadrature_step``
+    (``theory.highdim.effective_drift``; 0.4: docs/math/highdim.md#the-papers-sgd-setting)."""
     alpha = check_highdim_settings(problem, c, batch_size)[-1]
     task, lam_t = problem.task, lam_of_tau(problem.lam)
     y0 = start_state(initial)
-    t_end = check_positive_real("t_end", t_end)
+    t_end, quadrature_step = (check_positive_real(n, v) for n, v in (("t_end", t_end), ("quadrature_step", quadrature_step)))
 
     def rhs(t, y):
         # the drift is evaluated at the nearest feasible overlaps: the integrator's state may leave the
@@ -78,7 +79,7 @@ def effective_flow(problem, initial, *, c, batch_size, t_end, ode: OdeOptions = 
         if not np.all(np.isfinite(y)):
             return np.full_like(y, np.nan)
         x = nearest_feasible(*y)
-        return effective_drift(task.with_lam(lam_t(t)), x, alpha=alpha, batch_size=batch_size)
+        return effective_drift(task.with_lam(lam_t(t)), x, alpha=alpha, batch_size=batch_size, step=quadrature_step)
 
     if not isinstance(ode, OdeOptions):
         raise ValueError(f"ode={ode!r} is not allowed: ode must be a numerics.OdeOptions")

@@ -10,7 +10,8 @@ complement normals (``numerics.sgd.plane``, ``sgd_plane``) are drawn here from t
 (its SFC64 state, ``sfc64.sfc64_normal``: NumPy's numbers, in the reference's order); the targets' noise and the
 Bartlett variables are drawn ahead for a block of steps, all runs in one call (``sgd_noise.noise_draws``: NumPy's numbers
 from the runs' other streams, ``sfc64.sfc64_chisquare``) and passed in, as on the reference route; ``sgd_reduced_runs``
-advances every run of a block in one call. erf is ``erf_poly`` (piecewise polynomials, ~1 ulp); the rest is the reference's arithmetic
+advances every run of a block in one call. erf and exp(-x^2) are ``erf_poly.erf_block`` and ``exp_block`` (polynomials
+without table lookups, vectorised over the step's tokens, within 2 eps and 1 ulp); the rest is the reference's arithmetic
 in its order except for the summation order of its short sums (bound and test in
 ``docs/math/kernels.md#reduced-sgd``).
 """
@@ -22,7 +23,7 @@ import math
 import numpy as np
 
 from ._jit import jit
-from .erf_poly import erf_poly, exp_block
+from .erf_poly import erf_block, exp_block
 from .sfc64 import sfc64_normal
 from .sgd_plane import chol2, in_frame, plane
 
@@ -67,10 +68,11 @@ def _softmax_coefficients(PQ, y, lam, two_over_b, L, CE, K):
 @jit(inline=True)
 def _erf_coefficients(PQ, y, lam, two_over_b, L, CE, K):
     """erf member (the paper's gate): with g = erf(lambda p) and r = (2/B)(sum g q - y) per sequence,
-    c = r lambda erf'(lambda p) q, e = r g (erf' = (2/sqrt(pi)) exp(-x^2)); on entry CE[1] = g and
-    CE[0] = -(lambda p)^2 (``_draw_step``), whose exp is taken here for all tokens at once (``exp_block``,
-    vectorised; K: its work space)."""
+    c = r lambda erf'(lambda p) q, e = r g (erf' = (2/sqrt(pi)) exp(-x^2)); on entry CE[1] = lambda p and
+    CE[0] = -(lambda p)^2 (``_draw_step``), whose exp, then erf from it, are taken here for all tokens at once
+    (``exp_block``, ``erf_block``: vectorised; K: exp_block's work space)."""
     exp_block(CE[0], K)
+    erf_block(CE[1], CE[0])
     scale = lam * _TWO_OVER_SQRT_PI
     for b in range(PQ.shape[1] // L):
         acc = 0.0
@@ -84,22 +86,22 @@ def _erf_coefficients(PQ, y, lam, two_over_b, L, CE, K):
 
 
 @jit(inline=True)
-def _gate(lam, p, i, member, table, CE):
-    """For the erf member, erf(lambda p) and -(lambda p)^2 of token i into CE[1, i], CE[0, i]
-    (``_erf_coefficients`` takes the exp)."""
+def _gate(lam, p, i, member, CE):
+    """For the erf member, lambda p and -(lambda p)^2 of token i into CE[1, i], CE[0, i]
+    (``_erf_coefficients`` takes the exp and the erf)."""
     if member == ERF:
         lp = lam * p
-        CE[1, i] = erf_poly(lp, table)
+        CE[1, i] = lp
         CE[0, i] = -(lp * lp)  # its exp: erf'(lp) sqrt(pi) / 2, scaled in _erf_coefficients
 
 
 @jit(inline=True)
-def _draw_step(S, gamma, mean, L, noise, KV, lam, member, table, x, ab, Z, E, y, PQ, CE):
+def _draw_step(S, gamma, mean, L, noise, KV, lam, member, x, ab, Z, E, y, PQ, CE):
     """The step's token-stream numbers in the reference's order (``numerics.sgd.plane.draw_tokens``):
     the informative tokens in F, x (4, B) (times gamma, mean added to the first coordinate), the noise
     tokens' plane coordinates ab (2, B (L-1)), the complement normals Z (2, 4); the projections PQ
     (2, B L) (informative: KV x; noise: p = |k| a, q = <v, e_a> a + <v, e_b> b, ``sgd_plane.plane``), the targets
-    y_b = x[1, b] + noise_b (noise = eps xi, drawn ahead) and, for the erf member, each token's gate
+    y_b = x[1, b] + noise_b (noise = eps xi, drawn ahead) and, for the erf member, each token's lambda p
     and -(lambda p)^2 as soon as its p is known (``_gate``: this arithmetic overlaps the generator's
     sequential work). E (2, 4): (e_a, e_b) of KV, in place."""
     B = x.shape[1]
@@ -117,7 +119,7 @@ def _draw_step(S, gamma, mean, L, noise, KV, lam, member, table, x, ab, Z, E, y,
         x0, x1, x2, x3 = x[0, i], x[1, i], x[2, i], x[3, i]
         p = k0 * x0 + k1 * x1 + k2 * x2 + k3 * x3
         PQ[0, i * L], PQ[1, i * L] = p, v0 * x0 + v1 * x1 + v2 * x2 + v3 * x3
-        _gate(lam, p, i * L, member, table, CE)
+        _gate(lam, p, i * L, member, CE)
     nk, va, vb = plane(KV, E)
     for j in range(ab.shape[1]):
         ab[0, j], s0, s1, s2, s3 = sfc64_normal(s0, s1, s2, s3)
@@ -127,7 +129,7 @@ def _draw_step(S, gamma, mean, L, noise, KV, lam, member, table, x, ab, Z, E, y,
             ab[1, j], s0, s1, s2, s3 = sfc64_normal(s0, s1, s2, s3)
             p = nk * ab[0, j]
             PQ[0, i], PQ[1, i] = p, va * ab[0, j] + vb * ab[1, j]
-            _gate(lam, p, i, member, table, CE)
+            _gate(lam, p, i, member, CE)
             j += 1
     for r in range(2):
         for c in range(4):
@@ -207,7 +209,7 @@ def _step(KV, x, ab, Z, E, y, lam, alpha, two_over_b, L, gamma2, u_a11, u_n21, u
 
 @jit
 def sgd_reduced_kernel(KV, S, gamma, mean, noise, u_a11, u_n21, u_a22, lam, alpha, two_over_b, L,
-                       snap_rows, snaps, member, table):
+                       snap_rows, snaps, member):
     """Advance one run through the n steps of a chunk, in place, drawing its tokens.
 
     KV (2, 4): Cholesky coordinates; gen: the run's token Generator (numba draws the same stream as
@@ -215,7 +217,7 @@ def sgd_reduced_kernel(KV, S, gamma, mean, noise, u_a11, u_n21, u_a22, lam, alph
     spread and mean sqrt(d/2); noise (n, B): eps xi of the targets; u_* (n,): -alpha times the
     Bartlett variables; lam (n,): lambda of each step; snap_rows (n,) int: the row of ``snaps``
     (n_snap, 2, 4) that receives KV after step j, or -1; member: ERF (the paper's gate) or SOFTMAX
-    (``theory.nonlinearity``'s softmax member); table: ``erf_poly.erf_table()``.
+    (``theory.nonlinearity``'s softmax member).
     """
     n, B = noise.shape
     x = np.empty((4, B))
@@ -226,7 +228,7 @@ def sgd_reduced_kernel(KV, S, gamma, mean, noise, u_a11, u_n21, u_a22, lam, alph
     CE = np.empty((2, B * L))
     F, E, P, K = np.empty((2, 6)), np.empty((2, 4)), np.empty(4), np.empty((2, B * L), np.int64)
     for j in range(n):
-        _draw_step(S, gamma, mean, L, noise[j], KV, lam[j], member, table, x, ab, Z, E, y, PQ, CE)
+        _draw_step(S, gamma, mean, L, noise[j], KV, lam[j], member, x, ab, Z, E, y, PQ, CE)
         _step(KV, x, ab, Z, E, y, lam[j], alpha, two_over_b, L, gamma * gamma, u_a11[j], u_n21[j], u_a22[j],
               PQ, CE, F, P, K, member)
         row = snap_rows[j]
@@ -236,10 +238,10 @@ def sgd_reduced_kernel(KV, S, gamma, mean, noise, u_a11, u_n21, u_a22, lam, alph
 
 @jit
 def sgd_reduced_runs(KV, S, gamma, mean, noise, u_a11, u_n21, u_a22, lam, alpha, two_over_b, L,
-                     snap_rows, snaps, member, table):
+                     snap_rows, snaps, member):
     """``sgd_reduced_kernel`` for every run r of a block in one call: KV (R, 2, 4), S (R, 4, 4) the runs' SFC64
     stream states (row 0: the token stream, drawn and advanced here), noise (R, n, B), u_* (R, n), snaps
     (n_snap, R, 2, 4); the rest as there."""
     for r in range(KV.shape[0]):
         sgd_reduced_kernel(KV[r], S[r, 0], gamma, mean, noise[r], u_a11[r], u_n21[r], u_a22[r], lam, alpha,
-                           two_over_b, L, snap_rows, snaps[:, r], member, table)
+                           two_over_b, L, snap_rows, snaps[:, r], member)

@@ -169,7 +169,6 @@ def _advance_numpy(KV, streams, lam, alpha, shape, scale2, snap_at, work, coeffi
 def _advance_kernel(KV, streams, lam, alpha, shape, scale2, snap_at, work, member="erf"):
     """``_advance_numpy`` by ``kernels.sgd_step.sgd_reduced_runs`` (member "erf" or "softmax") on the runs' SFC64 states
     (R, 4, 4) (``run_streams``; tokens drawn in the kernel, the rest by ``_draw_noise``): the same numbers."""
-    from ..kernels.erf_poly import erf_table
     from ..kernels.sgd_step import ERF, SOFTMAX, sgd_reduced_runs
 
     d, B, L, gamma, eps = shape
@@ -178,7 +177,7 @@ def _advance_kernel(KV, streams, lam, alpha, shape, scale2, snap_at, work, membe
     noise, a11, n21, a22 = _draw_noise(streams, len(lam), d, B, eps)
     sgd_reduced_runs(KV, streams, float(gamma), float(_informative_mean(d)), noise, -alpha * a11, -alpha * n21,
                      -alpha * a22, np.ascontiguousarray(lam), float(alpha), 2.0 / B, L, rows, snaps,
-                     {"erf": ERF, "softmax": SOFTMAX}[member], erf_table())
+                     {"erf": ERF, "softmax": SOFTMAX}[member])
     return KV, list(snaps)
 
 
