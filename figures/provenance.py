@@ -52,10 +52,20 @@ def cpu_model() -> str:
 
 
 def git_revision(root: Path | None = None) -> dict:
-    """{'commit': hash or 'not a checkout', 'dirty': bool or None} of the source checkout."""
+    """{'commit': hash or 'not a checkout', 'dirty': bool or None} of the source checkout, a new dict
+    each call; asked of git once per process and checkout (two ``git`` processes, ~0.1 s: every figure's
+    metadata records it): a process computes with the code it imported first."""
     from .paths import default_root
 
-    root = Path(root) if root is not None else default_root()
+    return dict(_git_revision(Path(root).resolve() if root is not None else default_root()))
+
+
+@functools.lru_cache(maxsize=8)
+def _git_revision(root: Path) -> tuple:
+    return tuple(_ask_git(root).items())
+
+
+def _ask_git(root: Path) -> dict:
     if not (root / ".git").exists():
         return {"commit": "not a checkout", "dirty": None}
     try:

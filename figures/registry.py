@@ -13,8 +13,9 @@ A recipe module defines
                                  is a tqdm-like factory: ``with progress(total=n, desc=...) as bar``
     plot(data, params) -> matplotlib.figure.Figure
                                  drawing only, no numerics
-    COST: float                  (optional) expected seconds of a full compute; only orders the work
-                                 of ``slr reproduce`` (longest first), never changes a result
+    COST: float                  (optional) measured CPU seconds of a full compute and plot; only
+                                 orders the work of ``slr reproduce`` (longest first, after the costs
+                                 its output's last report measured), never changes a result
     skip_reason(params) -> str | None
                                  (optional) why ``compute`` cannot run on this machine (e.g. an
                                  optional dependency is missing); consulted only when the data

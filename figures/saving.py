@@ -4,7 +4,8 @@
 draws the figure once without rendering, to run the layout and measure the tight box, before it
 draws it for real: four draws and two layouts for a PNG and a PDF. ``fix_layout`` runs the layout
 and measures the box once; both files are then drawn once each. The PDF embeds its TrueType fonts
-without their OpenType layout tables (``lean_font_subsets``). An axis places its ticks once for each
+without their OpenType layout tables (``lean_font_subsets``), and a font's glyph names, metrics and
+character maps are decompiled once per process for all its subsets. An axis places its ticks once for each
 place and size of its axes (``ticks_placed_once``). An opaque PNG is written as RGB at zlib
 level ``PNG_COMPRESS_LEVEL`` (``fix_layout`` gives the figure that canvas).
 """
@@ -16,6 +17,7 @@ import functools
 
 from .cache import atomic_write
 from .paths import OutputPaths
+from .pdf_fonts import LAYOUT_TABLES, lean_font_subsets
 from .shared_mathtext import shared_text_metrics
 
 __all__ = ["LAYOUT_TABLES", "PNG_COMPRESS_LEVEL", "fix_layout", "lean_font_subsets", "save_figure", "ticks_placed_once"]
@@ -24,61 +26,6 @@ __all__ = ["LAYOUT_TABLES", "PNG_COMPRESS_LEVEL", "fix_layout", "lean_font_subse
 # load ~10: RGBA at level 6 (matplotlib's PNG) 1.29 s CPU, 4.01 MB; RGB at level 6 1.05 s, 3.60 MB;
 # RGB at 3 0.73-0.77 s, 3.92 MB; RGB at 1 0.71 s, 4.04 MB; RGBA at 3 0.92 s, 4.44 MB.
 PNG_COMPRESS_LEVEL = 3
-
-# OpenType layout tables: glyph substitution and positioning (GSUB, GPOS, their GDEF, BASE, JSTF,
-# MATH) and the legacy kerning table. A text shaper reads them to choose and place glyphs; a PDF
-# names every glyph and its position itself (matplotlib lays the text out with the installed font),
-# so a font program embedded in a PDF is drawn without them.
-LAYOUT_TABLES = ("GSUB", "GPOS", "GDEF", "BASE", "JSTF", "MATH", "kern")
-
-
-class _LeanSubsetting:
-    """``fontTools.subset`` as matplotlib's PDF backend uses it, except that a font is loaded without
-    ``LAYOUT_TABLES`` (dropped before they are parsed)."""
-
-    def __init__(self, fonttools_subset):
-        self._subset = fonttools_subset
-
-    def __getattr__(self, name):
-        return getattr(self._subset, name)
-
-    def load_font(self, *args, **kwargs):
-        font = self._subset.load_font(*args, **kwargs)
-        for tag in LAYOUT_TABLES:
-            if tag in font:
-                del font[tag]   # never parsed: fontTools reads a table at its first use
-        return font
-
-
-@contextlib.contextmanager
-def lean_font_subsets():
-    """Within the block, the TrueType fonts that matplotlib embeds in a PDF (``pdf.fonttype`` 42,
-    subset with fontTools) leave out ``LAYOUT_TABLES``.
-
-    Subsetting parses every table it keeps, and a layout table of DejaVu Sans costs most of it
-    (~0.11 s of a subset of ~70 glyphs, ~0.04 s without them: parsing GPOS, GSUB and kern, and
-    the substitution closure over them). The glyphs kept are the ones the text uses, with the same
-    outlines and advances; without the tables the subset no longer adds the glyphs that a
-    substitution could reach (ligatures, variants), which the PDF never draws: matplotlib has chosen
-    every glyph before it asks for the subset. The pages and widths are the same bytes, each
-    character code draws the same glyph, and poppler renders the 14 figures' PDFs pixel for pixel
-    the same (tests/test_figures_save.py checks a figure glyph by glyph). Where matplotlib's PDF
-    backend does not subset through ``fontTools.subset.load_font`` (another version), the block
-    changes nothing."""
-    from matplotlib.backends import backend_pdf
-
-    # the module through which the PDF backend subsets its fonts (a private one of matplotlib's)
-    pdf_ps = getattr(backend_pdf, "_backend_pdf_ps", None)
-    fonttools_subset = getattr(pdf_ps, "subset", None)
-    if not callable(getattr(fonttools_subset, "load_font", None)) or isinstance(fonttools_subset, _LeanSubsetting):
-        yield
-        return
-    pdf_ps.subset = _LeanSubsetting(fonttools_subset)
-    try:
-        yield
-    finally:
-        pdf_ps.subset = fonttools_subset
-
 
 def _tick_state(axis) -> tuple:
     """What ``Axis._update_ticks`` reads, as (values, objects): the view and data intervals, the

@@ -178,3 +178,27 @@ def test_source_hash_ignores_plot_but_not_compute(tmp_path):
     changed = _load(tmp_path, "m3", 2.0, "None")
     assert base.source_hash == restyled.source_hash
     assert base.source_hash != changed.source_hash
+
+
+def test_the_checkout_state_is_asked_of_git_once_per_process(monkeypatch):
+    """Every figure's metadata records the commit and whether the checkout is dirty: git runs once per
+    process and checkout (a rev-parse and a status), and each call returns a dict of its own."""
+    import subprocess
+
+    from figures import provenance
+    from figures.paths import default_root
+
+    if not (default_root() / ".git").exists():
+        pytest.skip("not a git checkout")
+    calls = []
+    run = subprocess.run
+    monkeypatch.setattr(subprocess, "run", lambda argv, **kw: calls.append(argv[3]) or run(argv, **kw))
+    provenance._git_revision.cache_clear()
+    try:
+        first, second = provenance.git_revision(), provenance.git_revision(default_root())
+        assert first == second and first is not second and len(first["commit"]) == 40
+        assert calls == ["rev-parse", "status"]
+        first["commit"] = "edited"
+        assert provenance.git_revision()["commit"] == second["commit"]
+    finally:
+        provenance._git_revision.cache_clear()

@@ -355,3 +355,71 @@ def test_lean_font_subsets_restores_the_backend():
             inner = pdf_ps.subset
         assert pdf_ps.subset is inner is not original
     assert pdf_ps.subset is original
+
+
+def test_font_tables_decompiled_once_give_the_same_pdf(monkeypatch):
+    """Inside ``lean_font_subsets`` the glyph names, metrics and character maps of a font are decompiled
+    once per process: a PDF saved with them kept (the first save fills them, the next ones reuse
+    them) is the PDF saved without, byte for byte; the kept tables stay whole; the tables' own
+    decompile is back after the block."""
+    import contextlib
+
+    from fontTools.ttLib import getTableClass
+
+    import figures.pdf_fonts as pdf_fonts
+
+    def pdf():
+        with pdf_fonts.lean_font_subsets():
+            return _saved(_figure(), "pdf")
+
+    monkeypatch.setattr(pdf_fonts, "_DECOMPILED", {})
+    with figure_style():
+        with monkeypatch.context() as m:
+            m.setattr(pdf_fonts, "_tables_decompiled_once", contextlib.nullcontext)
+            without = pdf()
+        assert pdf_fonts._DECOMPILED == {}
+        first = pdf()
+        kept = {cls.__name__ for cls, _ in pdf_fonts._DECOMPILED}
+        assert {"table__p_o_s_t", "table__h_m_t_x"} <= kept and any(k.startswith("cmap_format") for k in kept)
+        sizes = {key: {k: len(v) for k, v in attrs.items() if isinstance(v, (list, dict))}
+                 for key, attrs in pdf_fonts._DECOMPILED.items()}
+        second, third = pdf(), pdf()
+    assert without == first == second == third
+    # the kept tables are whole (~6,000 glyphs of DejaVu Sans), not the subsets made from their copies
+    assert sizes == {key: {k: len(v) for k, v in attrs.items() if isinstance(v, (list, dict))}
+                     for key, attrs in pdf_fonts._DECOMPILED.items()}
+    assert max(len(attrs["metrics"]) for (cls, _), attrs in pdf_fonts._DECOMPILED.items()
+               if cls.__name__ == "table__h_m_t_x") > 1000
+    assert not any(getattr(getTableClass(tag).decompile, "decompiled_once", False) for tag in ("post", "hmtx"))
+
+
+def test_a_table_decompiled_once_is_handed_out_as_copies():
+    """A reused decompile gives new lists and dicts (with the kept values), so that changing one
+    table's does not change the next; what it reads keys it; a table holding a mutable item inside a
+    container is not kept (decompiled every time)."""
+    import figures.pdf_fonts as pdf_fonts
+
+    calls = []
+
+    class Table:
+        def decompile(self, data, font):
+            calls.append(data)
+            self.names, self.widths, self.scale = list(data), {c: ord(c) for c in data}, len(data)
+
+    class Nested(Table):
+        def decompile(self, data, font):
+            calls.append(data)
+            self.names = [list(data)]
+
+    for cls in (Table, Nested):
+        cls.decompile = pdf_fonts._decompiled_once(cls.decompile, lambda self, data, font: data)
+    first, second, other = Table(), Table(), Table()
+    first.decompile("ab", None)
+    first.names.append("z"); first.widths["z"] = 0
+    second.decompile("ab", None)
+    other.decompile("abc", None)
+    assert calls == ["ab", "abc"]
+    assert (second.names, second.widths, second.scale) == (["a", "b"], {"a": 97, "b": 98}, 2)
+    assert second.names is not first.names and other.names == ["a", "b", "c"]
+    Nested().decompile("ab", None), Nested().decompile("ab", None)
+    assert calls == ["ab", "abc", "ab", "ab"]
