@@ -50,7 +50,7 @@ def lean_font_subsets():
     substitution could reach (ligatures, variants), which the PDF never draws: matplotlib has chosen
     every glyph before it asks for the subset. The pages and widths are the same bytes, each
     character code draws the same glyph, and poppler renders the 14 figures' PDFs pixel for pixel
-    the same (tests/test_figures_save.py checks a figure glyph by glyph). Where matplotlib's PDF
+    the same (tests/test_pdf_fonts.py checks a figure glyph by glyph). Where matplotlib's PDF
     backend does not subset through ``fontTools.subset.load_font`` (another version), the block
     changes nothing. Within it, the whole-font tables a subset reads are decompiled once per process
     (``_tables_decompiled_once``)."""

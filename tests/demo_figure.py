@@ -1,0 +1,37 @@
+"""The demo figure the saving tests draw (tests/test_figures_save.py, tests/test_pdf_fonts.py), and a
+figure saved to PNG pixels or PDF bytes as ``figures.saving`` lays it out."""
+
+import io
+
+import numpy as np
+from PIL import Image
+
+from figures.saving import fix_layout
+from figures.style import DOUBLE_COLUMN
+
+
+def demo_figure():
+    """What the recipes draw: constrained layout, log axes (mathtext tick labels), titles, an outside legend.
+    Two decades per axis (a few labelled ticks each, no labelled minor ticks, as over four): the
+    layout's cost is in the minor ticks it places, whose number grows with the decades."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(DOUBLE_COLUMN, 3.0), layout="constrained")
+    t = np.linspace(1.0, 100.0, 200)
+    for j, ax in enumerate(fig.subplots(1, 2)):
+        ax.fill_between(t, 1 / t, 3 / t, alpha=0.25, lw=0)
+        ax.plot(t, 2 / t, label=f"line {j}")
+        ax.set(xscale="log", yscale="log", xlabel="step t", ylabel="excess risk", title=f"({'ab'[j]}) panel")
+    fig.legend(loc="outside lower center", ncols=2)
+    fig.suptitle("Demo figure: two panels\nsecond line of the title")
+    return fig
+
+
+def pixels(data: bytes):
+    return np.asarray(Image.open(io.BytesIO(data)).convert("RGBA"))
+
+
+def saved(fig, fmt):
+    out = io.BytesIO()
+    fig.savefig(out, format=fmt, bbox_inches=fix_layout(fig), metadata={"CreationDate": None} if fmt == "pdf" else None)
+    return pixels(out.getvalue()) if fmt == "png" else out.getvalue()
