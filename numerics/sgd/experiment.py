@@ -25,7 +25,7 @@ from ..dynamics.initial import sample_initial_overlaps, sample_initial_vectors
 from ..dynamics.schedules import PaperSchedule, ScheduledProblem
 from .full import online_sgd_full
 from .reduced import online_sgd_reduced
-from .trajectory import SGDTrajectory
+from .trajectory import ChildSeeds, SGDTrajectory, child_seed
 
 __all__ = ["SGDExperiment", "PAPER_SGD", "SGDExperimentResult", "run_sgd_experiment",
            "run_sgd_sweep", "sgd_runs"]
@@ -82,14 +82,9 @@ class SGDExperiment:
 PAPER_SGD = SGDExperiment()
 
 
-def _child_seed(seed: np.random.SeedSequence, i: int) -> np.random.SeedSequence:
-    """The i-th child SeedSequence of ``seed``, independent of how often seed was spawned before."""
-    return np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key + (i,))
-
-
 def _child(seed: np.random.SeedSequence, i: int) -> np.random.Generator:
-    """The generator of ``_child_seed(seed, i)``."""
-    return np.random.default_rng(_child_seed(seed, i))
+    """The generator of ``child_seed(seed, i)``."""
+    return np.random.default_rng(child_seed(seed, i))
 
 
 def sgd_runs(config: SGDExperiment, seeds, progress: bool = False) -> SGDTrajectory:
@@ -97,7 +92,8 @@ def sgd_runs(config: SGDExperiment, seeds, progress: bool = False) -> SGDTraject
 
     Run i initialises from child 0 of seeds[i] and trains with child 1, so its numbers depend only
     on its own seed. ``progress``: a tqdm bar of the steps."""
-    train_rngs = [_child_seed(s, 1) for s in seeds]  # the simulators spawn from its seed only (no generator needed)
+    # the simulators spawn from its seed only (no generator needed; the kernel routes read its fields alone)
+    train_rngs = ChildSeeds(seeds, 1)
     kw = dict(alpha=config.alpha, n_steps=config.n_steps, batch_size=config.batch_size,
               rng=train_rngs, log_every=config.log_every,
               test_size=config.test_size, progress=progress)
