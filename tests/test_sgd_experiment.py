@@ -87,7 +87,7 @@ def test_child_seeds_are_the_runs_seed_sequences_built_or_not(engine, test_size)
     """sgd_runs hands the simulators ChildSeeds (the kernel routes read the children's fields without building
     them): the same streams, so the same runs bit for bit, as the list of child SeedSequences they stand for."""
     from numerics.sgd.reduced import online_sgd_reduced
-    from numerics.sgd.trajectory import ChildSeeds, child_seed
+    from numerics.sgd.experiment import ChildSeeds, child_seed
 
     parents = np.random.SeedSequence(7).spawn(3)
     lazy = ChildSeeds(parents, 1)

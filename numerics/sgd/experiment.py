@@ -11,9 +11,11 @@ run it on any executor of ``numerics.executors`` with results independent of the
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
 import time
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -25,7 +27,7 @@ from ..dynamics.initial import sample_initial_overlaps, sample_initial_vectors
 from ..dynamics.schedules import PaperSchedule, ScheduledProblem
 from .full import online_sgd_full
 from .reduced import online_sgd_reduced
-from .trajectory import ChildSeeds, SGDTrajectory, child_seed
+from .trajectory import SGDTrajectory
 
 __all__ = ["SGDExperiment", "PAPER_SGD", "SGDExperimentResult", "run_sgd_experiment",
            "run_sgd_sweep", "sgd_runs"]
@@ -80,6 +82,37 @@ class SGDExperiment:
 
 
 PAPER_SGD = SGDExperiment()
+
+
+def child_seed(seed, i: int) -> np.random.SeedSequence:
+    """The i-th child SeedSequence of ``seed``, independent of how often seed was spawned before."""
+    return np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key + (i,))
+
+
+class ChildSeeds(Sequence):
+    """``child_seed(p, index)`` of every SeedSequence p of ``parents``, one per run, built only when an item is
+    asked for: the kernel routes' ``numerics.sgd.trajectory.stream_states`` reads their entropy and spawn keys
+    (``seed_fields``) without building them (a SeedSequence hashes its pool when built, ~10 us a run). The
+    simulators use them as given, as a sequence of SeedSequences (``run_generators``)."""
+
+    def __init__(self, parents, index: int):
+        self.parents, self.index = list(parents), int(index)
+
+    def __len__(self) -> int:
+        return len(self.parents)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        return child_seed(self.parents[i], self.index)
+
+    def seed_fields(self) -> list:
+        """What ``numerics.kernels.seed_sequence.sfc64_child_states`` reads of each child, without building it."""
+        pool = np.random.SeedSequence(0).pool_size  # the default, that of child_seed's SeedSequences
+        return [_SeedFields(p.entropy, p.spawn_key + (self.index,), pool, 0) for p in self.parents]
+
+
+_SeedFields = collections.namedtuple("_SeedFields", "entropy spawn_key pool_size n_children_spawned")
 
 
 def _child(seed: np.random.SeedSequence, i: int) -> np.random.Generator:

@@ -9,7 +9,6 @@ empirical test risk. Logged steps are 0, log_every, 2 log_every, ... and always 
 
 from __future__ import annotations
 
-import collections
 import dataclasses
 from collections.abc import Sequence
 
@@ -145,36 +144,6 @@ def logged_steps(n_steps: int, log_every: int) -> np.ndarray:
     return np.unique(np.append(np.arange(0, n_steps + 1, log_every), n_steps))
 
 
-def child_seed(seed, i: int) -> np.random.SeedSequence:
-    """The i-th child SeedSequence of ``seed``, independent of how often seed was spawned before."""
-    return np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key + (i,))
-
-
-class ChildSeeds(Sequence):
-    """``child_seed(p, index)`` of every SeedSequence p of ``parents``, one per run, built only when an item is
-    asked for: ``stream_states`` (the kernel routes) reads their entropy and spawn keys without building them
-    (a SeedSequence hashes its pool when built, ~10 us a run). Used as given, as a sequence of SeedSequences."""
-
-    def __init__(self, parents, index: int):
-        self.parents, self.index = list(parents), int(index)
-
-    def __len__(self) -> int:
-        return len(self.parents)
-
-    def __getitem__(self, i):
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self)))]
-        return child_seed(self.parents[i], self.index)
-
-    def fields(self) -> list:
-        """What ``numerics.kernels.seed_sequence.sfc64_child_states`` reads of each child, without building it."""
-        pool = np.random.SeedSequence(0).pool_size  # the default, that of child_seed's SeedSequences
-        return [_SeedFields(p.entropy, p.spawn_key + (self.index,), pool, 0) for p in self.parents]
-
-
-_SeedFields = collections.namedtuple("_SeedFields", "entropy spawn_key pool_size n_children_spawned")
-
-
 def run_generators(rng, n_runs: int) -> list:
     """One seed per run, for ``child_streams``: ``rng`` is a Generator (the SeedSequences of its spawned children,
     those of ``rng.spawn(n_runs)``, without building their generators: ~6 us per run) or a sequence of n_runs
@@ -182,7 +151,7 @@ def run_generators(rng, n_runs: int) -> list:
     if isinstance(rng, np.random.Generator):
         seq = rng.bit_generator.seed_seq
         return seq.spawn(n_runs) if isinstance(seq, np.random.SeedSequence) else list(rng.spawn(n_runs))
-    if isinstance(rng, ChildSeeds) and len(rng) == n_runs:
+    if hasattr(rng, "seed_fields") and len(rng) == n_runs:  # numerics.sgd.experiment.ChildSeeds: used as given
         return rng
     if isinstance(rng, Sequence) and len(rng) == n_runs and all(
             isinstance(g, (np.random.Generator, np.random.SeedSequence)) for g in rng):
@@ -207,8 +176,8 @@ def stream_states(seeds, n: int) -> np.ndarray:
     as ``child_streams`` does; a SeedSequence is used as given (its children from n_children_spawned on)."""
     from ..kernels.seed_sequence import sfc64_child_states
 
-    if isinstance(seeds, ChildSeeds):  # SeedSequences used as given: their fields alone
-        return sfc64_child_states(seeds.fields(), n)
+    if hasattr(seeds, "seed_fields"):  # ChildSeeds (numerics.sgd.experiment): used as given, read without the objects
+        return sfc64_child_states(seeds.seed_fields(), n)
     seqs = [g if isinstance(g, np.random.SeedSequence) else g.bit_generator.seed_seq for g in seeds]
     states = sfc64_child_states(seqs, n)
     for g, seq in zip(seeds, seqs):
