@@ -169,10 +169,8 @@ _BLOCK_TABLE = erf_block_table()  # erf_block's coefficients, frozen into its co
 
 @jit(inline=True)
 def _erf_tail(x, e, table):
-    """sign(x) (1 - e R(a)), a = min(|x|, 6), R by Horner's scheme on a's piece (its coefficients picked by
-    selects): ``erf_block``'s value for |x| >= 1, given e = exp(-x^2)."""
-    n = ERF_BLOCK_DEGREE
-    a = min(abs(x), 6.0)
+    """``erf_block``'s sign(x) (1 - e R(a)), e = exp(-x^2), a = min(|x|, 6), R's piece picked by selects."""
+    n, a = ERF_BLOCK_DEGREE, min(abs(x), 6.0)
     w = a >= 2.5
     u = (a - (4.25 if w else 1.75)) * ((1.0 / 1.75) if w else (1.0 / 0.75))
     r = table[2, n] if w else table[1, n]
@@ -184,27 +182,24 @@ def _erf_tail(x, e, table):
 @jit(inline=True)
 def erf_block(X, E, K, G):
     """X[i] = erf(X[i]) in place, given E[i] = ``exp_block`` of -(X[i] X[i]) (module docstring): x P(2 x^2 - 1)
-    for |x| < 1, sign(x) (1 - E R(a)) beyond (``_erf_tail``), each by Horner's scheme in a loop without branches
-    or table lookups, which LLVM vectorises (``erf_poly`` picks one of 24 rows per value, a gather, which LLVM does
-    not emit here). Most gates of a step lie below 1, so the values at or above 1 are listed first (their indices
-    into K[0], K (2, n) int64: ``exp_block``'s work space), copied with their E into G (2, >= n + 7) float64 work
-    space, padded with x = 1 to a multiple of 8 values (whole vectors), taken there, and put back after P has been
-    taken for every value. Each value is the same arithmetic as taking both branches for every value and
-    selecting, so the same bits (tested). The coefficients are a compile-time constant (``_BLOCK_TABLE``; the
-    kernels' cache is keyed on every kernel module's source, ``_erf_table.py`` included). Within 2 eps relative
-    (docs/math/kernels.md#erf-without-table-lookups); +-1 for +-inf, nan for nan."""
+    for |x| < 1, sign(x) (1 - E R(a)) beyond (``_erf_tail``), by Horner's scheme in loops without branches or table
+    lookups (``erf_poly``'s row per value is a gather, which LLVM does not emit here), which LLVM vectorises. The
+    values at or above 1 (few) are listed (indices in K[0], K (2, n) int64: ``exp_block``'s work space), copied with
+    their E to G (2, >= n + 7) padded with x = 1 to whole vectors of 8, taken there and put back after P is taken
+    for all: the same arithmetic per value as both formulas and a select, so the same bits (tested). The
+    coefficients are compile-time constants (``_BLOCK_TABLE``; the kernels' cache is keyed on every kernel module,
+    ``_erf_table.py`` included). Within 2 eps relative (docs/math/kernels.md#erf-without-table-lookups); +-1 for
+    +-inf, nan for nan."""
     m, table = _SMALL_DEGREE, _BLOCK_TABLE
     count = 0
     for i in range(X.shape[0]):  # no branch: the index is written, and kept when |x| >= 1 (not for nan)
         K[0, count] = i
         count += abs(X[i]) >= 1.0
-    if count:
-        for j in range((count + 7) & ~7):
-            i = K[0, j] if j < count else 0
-            G[0, j] = X[i] if j < count else 1.0
-            G[1, j] = E[i]
-        for j in range((count + 7) & ~7):
-            G[0, j] = _erf_tail(G[0, j], G[1, j], table)
+    for j in range((count + 7) & ~7):  # none when count = 0
+        i = K[0, j] if j < count else 0
+        G[0, j], G[1, j] = (X[i] if j < count else 1.0), E[i]
+    for j in range((count + 7) & ~7):
+        G[0, j] = _erf_tail(G[0, j], G[1, j], table)
     for i in range(X.shape[0]):
         x = X[i]
         v = 2.0 * (x * x) - 1.0
