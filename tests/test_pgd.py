@@ -192,6 +192,28 @@ def test_first_aligned_steps_are_those_of_the_logged_runs():
         first_aligned_steps(c.problem, start, alpha=c.alpha, n_steps=10, delta=0.5, segment=0)
 
 
+def test_first_aligned_steps_test_the_mapped_overlaps(monkeypatch):
+    """first_aligned_steps maps by nearest_feasible only the entries aligned before the map, and decides as the
+    map of every entry (overlap_pgd's logs): with a route that logs an infeasible entry at the threshold
+    (|k|^2 = 1.1525 > 1, scaled below it), a feasible one above it and one below it, only the second aligns."""
+    import numerics.dynamics.pgd as pgd_module
+    from theory.feasible import nearest_feasible
+
+    entries = np.array([[0.95, 0.95, 0.5, 0.5, 0.0], [0.97, 0.97, 0.0, 0.0, 0.0], [0.5, 0.99, 0.1, 0.0, 0.0]])
+
+    def logged(state, logs, *args):
+        logs[:, :5] = entries.T[None]
+        return np.asarray(state)
+
+    monkeypatch.setitem(pgd_module._ROUTES, "kernel", logged)
+    c = PAPER_EXPERIMENTS[0]
+    start = Overlaps(**{name: np.zeros(3) for name in OVERLAP_NAMES})
+    got = first_aligned_steps(c.problem, start, alpha=c.alpha, n_steps=20, delta=0.05, log_every=10)
+    kappa, nu, *_ = nearest_feasible(*entries.T)
+    np.testing.assert_array_equal(got, np.where(np.minimum(np.abs(kappa), np.abs(nu)) >= 0.95, 0, -1))
+    np.testing.assert_array_equal(got, [-1, 0, -1])
+
+
 @pytest.mark.parametrize("bad, name", [
     (dict(n_steps=-1), "n_steps"), (dict(n_steps=1.5), "n_steps"), (dict(log_every=0), "log_every"),
     (dict(alpha=0.0), "alpha"), (dict(alpha=np.nan), "alpha"), (dict(d=0), "d"),

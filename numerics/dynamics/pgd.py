@@ -231,11 +231,12 @@ def overlap_pgd(problem, initial, *, alpha, n_steps: int, log_every: int = 1,
     return PGDTrajectory(log_steps, *(logs[:, j] for j in range(7)), alpha=alpha)
 
 
-def advance_runs(state, logs, log_steps, lam, d, L, gamma, alpha, start_step, end, engine="kernel"):
+def advance_runs(state, logs, log_steps, lam, d, L, gamma, alpha, start_step, end, engine="kernel", project=True):
     """Steps start_step -> end of the runs from the iterate ``state`` (five arrays or (5, n_runs)), arguments as
     ``checked_runs`` returns them: the overlaps at ``log_steps`` into logs (n_log, 7 or, kernel only, 5, n_runs;
     7: with the excess risk and lambda), mapped by ``nearest_feasible``, which removes the roundoff drift of the
-    recursion (module comment); non-finite iterates raised. Returns the kernel's final iterate (5, n_runs)."""
+    recursion (module comment), unless ``project`` is False (the caller maps the entries it reads); non-finite
+    iterates raised. Returns the kernel's final iterate (5, n_runs)."""
     first, cols = _groups(lam, len(d), d, L, gamma)
     try:
         with np.errstate(over="raise", invalid="raise", divide="raise"):
@@ -243,5 +244,6 @@ def advance_runs(state, logs, log_steps, lam, d, L, gamma, alpha, start_step, en
     except FloatingPointError as err:
         raise FloatingPointError(f"PGD iterate became non-finite ({err}): step size alpha too "
                                  "large for this lambda and d?") from None
-    logs[:, :5] = np.stack(nearest_feasible(*np.moveaxis(logs[:, :5], 1, 0)), axis=1)
+    if project:
+        logs[:, :5] = np.stack(nearest_feasible(*np.moveaxis(logs[:, :5], 1, 0)), axis=1)
     return final
