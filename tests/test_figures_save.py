@@ -11,7 +11,7 @@ from demo_figure import demo_figure, pixels, saved
 from PIL import Image
 
 from figures.paths import OutputPaths
-from figures.saving import fix_layout, save_figure
+from figures.saving import fix_layout, save_figure, write_rgb_png
 from figures.style import figure_style
 
 pytestmark = pytest.mark.usefixtures("agg_backend")
@@ -52,6 +52,22 @@ def test_png_with_transparent_pixels_keeps_its_alpha(tmp_path):
     assert Image.open(png).mode == "RGBA"
     ours = pixels(png.read_bytes())
     assert ours[..., 3].min() == 0 and np.array_equal(ours, pixels(reference.getvalue()))
+
+
+def test_rgb_png_decodes_to_its_pixels_text_and_resolution():
+    rng = np.random.default_rng(7)
+    rgba = rng.integers(0, 256, size=(37, 53, 4), dtype=np.uint8)   # noise: every byte value, no run to lean on
+    out = io.BytesIO()
+    write_rgb_png(out, rgba, dpi=300, text={"Title": "demo", "Description": "\u03c9 = 2\u03c0 f"})   # iTXt
+    image = Image.open(io.BytesIO(out.getvalue()))
+    reference = io.BytesIO()
+    Image.fromarray(rgba[..., :3]).save(reference, format="png", dpi=(300, 300))
+    assert image.mode == "RGB" and np.array_equal(np.asarray(image), rgba[..., :3])
+    assert image.text == {"Title": "demo", "Description": "\u03c9 = 2\u03c0 f"}
+    assert image.info["dpi"] == Image.open(reference).info["dpi"]
+    for bad in (rgba.astype(np.uint16), rgba[..., :2], rgba[:0]):
+        with pytest.raises(ValueError, match="rgb of dtype"):
+            write_rgb_png(io.BytesIO(), bad, dpi=300, text={})
 
 
 def test_pdf_page_is_the_tight_box():
