@@ -92,16 +92,13 @@ class SGDTrajectory:
         first = parts[0]
         for p in parts[1:]:
             if not (np.array_equal(p.steps, first.steps) and np.array_equal(p.lam, first.lam)
-                    and (p.test_risk is None) == (first.test_risk is None)
-                    and (p.population_risk is None) == (first.population_risk is None)
+                    and [p.test_risk is None, p.population_risk is None]
+                    == [first.test_risk is None, first.population_risk is None]
                     and (p.test_risk_kind, p.d, p.eps, p.alpha, p.batch_size)
                     == (first.test_risk_kind, first.d, first.eps, first.alpha, first.batch_size)):
                 raise ValueError("parts=... cannot be joined: their settings or logged steps differ")
-        cat = lambda name: np.concatenate([getattr(p, name) for p in parts], axis=1)
-        risk = ("population_risk",) if first.population_risk is not None else ()
-        return dataclasses.replace(
-            first, **{name: cat(name) for name in OVERLAP_NAMES + risk},
-            test_risk=None if first.test_risk is None else cat("test_risk"))
+        cat = lambda name: None if getattr(first, name) is None else np.concatenate([getattr(p, name) for p in parts], 1)
+        return dataclasses.replace(first, **{name: cat(name) for name in OVERLAP_NAMES + ("population_risk", "test_risk")})
 
 
 def check_settings(problem: Problem, alpha, n_steps, batch_size, log_every, test_size):
@@ -246,7 +243,6 @@ def logged_trajectory(steps, lam_path, overlaps: dict, test_risk, kind, shape, a
     so the same values as one call per logged step), None if not ``population_risk``; shape = (d, L, gamma, eps)."""
     d, L, gamma, eps = shape
     lam = lam_path[steps]
-    risk = risk_from_arrays(d, L, gamma, eps, lam[:, None], *(overlaps[name] for name in OVERLAP_NAMES)) \
-        if population_risk else None
+    risk = risk_from_arrays(d, L, gamma, eps, lam[:, None], *map(overlaps.get, OVERLAP_NAMES)) if population_risk else None
     return SGDTrajectory(steps=steps, lam=lam, **overlaps, population_risk=risk, test_risk=test_risk,
                          test_risk_kind=kind, d=d, eps=eps, alpha=alpha, batch_size=batch_size)
