@@ -80,3 +80,25 @@ def test_paper_sgd_experiment_learns_the_oracle():
     final = PAPER_SGD.problem.with_lam(float(tr.lam[-1]))
     oracle_excess = float(oracle_risk(final)) - PAPER_SGD.eps**2
     assert oracle_excess <= np.mean(tr.excess_risk[-1]) <= 1.05 * oracle_excess
+
+
+@pytest.mark.parametrize("engine, test_size", [("kernel", 0), ("kernel", 50), ("numpy", 50)])
+def test_child_seeds_are_the_runs_seed_sequences_built_or_not(engine, test_size):
+    """sgd_runs hands the simulators ChildSeeds (the kernel routes read the children's fields without building
+    them): the same streams, so the same runs bit for bit, as the list of child SeedSequences they stand for."""
+    from numerics.sgd.reduced import online_sgd_reduced
+    from numerics.sgd.experiment import ChildSeeds, child_seed
+
+    parents = np.random.SeedSequence(7).spawn(3)
+    lazy = ChildSeeds(parents, 1)
+    assert len(lazy) == 3 and [s.spawn_key for s in lazy] == [child_seed(p, 1).spawn_key for p in parents]
+    assert [s.spawn_key for s in lazy[1:]] == [p.spawn_key + (1,) for p in parents[1:]]
+    start = Overlaps(**{k: np.full(3, x) for k, x in zip(OVERLAP_NAMES, (0.3, 0.2, 0.1, -0.1, 0.15))})
+    kw = dict(alpha=1e-2, n_steps=40, batch_size=2, log_every=20, test_size=test_size, engine=engine)
+    problem = SMALL.problem
+    a = online_sgd_reduced(problem, start, rng=lazy, **kw)
+    b = online_sgd_reduced(problem, start, rng=[child_seed(p, 1) for p in parents], **kw)
+    c = online_sgd_reduced(problem, start, rng=[child_seed(p, 2) for p in parents], **kw)
+    for name in OVERLAP_NAMES + (("test_risk",) if test_size else ()):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    assert not np.array_equal(a.kappa, c.kappa)

@@ -177,11 +177,14 @@ def _transforms(nodes, weights, tau, with_f: bool):
         j = np.arange(lo, hi)
         inside = j[None, :] >= i_lo[start:start + t.size, None]
         x = t[:, None] + nodes[None, lo:hi]
-        ex = np.exp(np.minimum(x, 700.0))
+        # x[-1, -1] is the largest x (tau and the nodes increase, rounding is monotone): clip only when it exceeds 700
+        ex = np.exp(x if x[-1, -1] <= 700.0 else np.minimum(x, 700.0))
         w = np.where(inside, weights[None, lo:hi], 0.0)
-        phi[start:start + t.size] += np.sum(w * np.exp(x - ex), axis=1)
         if with_f:
-            F[start:start + t.size] += np.sum(w * np.exp(-ex), axis=1)
+            e = np.negative(ex)
+            F[start:start + t.size] += np.sum(np.multiply(np.exp(e, out=e), w, out=e), axis=1)
+        np.subtract(x, ex, out=x)
+        phi[start:start + t.size] += np.sum(np.multiply(np.exp(x, out=x), w, out=x), axis=1)
     return phi, F
 
 

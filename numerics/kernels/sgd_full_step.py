@@ -3,7 +3,7 @@
 One run through n steps, each in the notation of ``numerics.sgd.full``'s module docstring: the B L d token
 coordinates and the B target noises are drawn from the run's own ``numpy.random.Generator`` (its SFC64 state,
 ``sfc64.sfc64_normal``: NumPy's numbers, in the order of ``numerics.sgd.full.sample_batch``), each token's
-projections p = <X, k>, q = <X, v> accumulated as its coordinates are drawn (the informative token's target
+projections p = <X, k>, q = <X, v> summed once its coordinates are drawn (the informative token's target
 <X_0, v*> too), then the gates erf(lambda p), the residuals, the coefficients (c, e), the gradients
 (g_k, g_v) and the projected, normalised step of both vectors. erf is ``erf_poly`` (~1 ulp); the rest is
 the reference's arithmetic in its order except for the summation order of its sums (bound and test in
@@ -33,24 +33,27 @@ def _draw_batch(S, k, v, v_star, shift, gamma, eps, B, L, X, PQ, y):
     d = k.size
     s0, s1, s2, s3 = S[0], S[1], S[2], S[3]
     for i in range(B * L):
-        p = q = 0.0
+        # The token's coordinates first, its sums after, each in the order j = 0..d-1 (the same
+        # numbers as summing while drawing): the draw loop then carries no chain of dependent
+        # additions, which cost ~10% of the kernel at d = 20 and 80 (docs/math/kernels.md#full-sgd).
         if i % L == 0:
-            t = 0.0
             for j in range(d):
                 x, s0, s1, s2, s3 = sfc64_normal(s0, s1, s2, s3)
-                x = x * gamma + shift[j]
-                X[i, j] = x
-                p += k[j] * x
-                q += v[j] * x
-                t += x * v_star[j]
-            y[i // L] = t
+                X[i, j] = x * gamma + shift[j]
         else:
             for j in range(d):
                 x, s0, s1, s2, s3 = sfc64_normal(s0, s1, s2, s3)
                 X[i, j] = x
-                p += k[j] * x
-                q += v[j] * x
+        p = q = 0.0
+        for j in range(d):
+            p += k[j] * X[i, j]
+            q += v[j] * X[i, j]
         PQ[0, i], PQ[1, i] = p, q
+        if i % L == 0:
+            t = 0.0
+            for j in range(d):
+                t += X[i, j] * v_star[j]
+            y[i // L] = t
     for b in range(B):
         xi, s0, s1, s2, s3 = sfc64_normal(s0, s1, s2, s3)
         y[b] = y[b] + eps * xi

@@ -11,9 +11,11 @@ run it on any executor of ``numerics.executors`` with results independent of the
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
 import time
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -82,14 +84,40 @@ class SGDExperiment:
 PAPER_SGD = SGDExperiment()
 
 
-def _child_seed(seed: np.random.SeedSequence, i: int) -> np.random.SeedSequence:
+def child_seed(seed, i: int) -> np.random.SeedSequence:
     """The i-th child SeedSequence of ``seed``, independent of how often seed was spawned before."""
     return np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key + (i,))
 
 
+class ChildSeeds(Sequence):
+    """``child_seed(p, index)`` of every SeedSequence p of ``parents``, one per run, built only when an item is
+    asked for: the kernel routes' ``numerics.sgd.trajectory.stream_states`` reads their entropy and spawn keys
+    (``seed_fields``) without building them (a SeedSequence hashes its pool when built, ~10 us a run). The
+    simulators use them as given, as a sequence of SeedSequences (``run_generators``)."""
+
+    def __init__(self, parents, index: int):
+        self.parents, self.index = list(parents), int(index)
+
+    def __len__(self) -> int:
+        return len(self.parents)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        return child_seed(self.parents[i], self.index)
+
+    def seed_fields(self) -> list:
+        """What ``numerics.kernels.seed_sequence.sfc64_child_states`` reads of each child, without building it."""
+        pool = np.random.SeedSequence(0).pool_size  # the default, that of child_seed's SeedSequences
+        return [_SeedFields(p.entropy, p.spawn_key + (self.index,), pool, 0) for p in self.parents]
+
+
+_SeedFields = collections.namedtuple("_SeedFields", "entropy spawn_key pool_size n_children_spawned")
+
+
 def _child(seed: np.random.SeedSequence, i: int) -> np.random.Generator:
-    """The generator of ``_child_seed(seed, i)``."""
-    return np.random.default_rng(_child_seed(seed, i))
+    """The generator of ``child_seed(seed, i)``."""
+    return np.random.default_rng(child_seed(seed, i))
 
 
 def sgd_runs(config: SGDExperiment, seeds, progress: bool = False) -> SGDTrajectory:
@@ -97,7 +125,8 @@ def sgd_runs(config: SGDExperiment, seeds, progress: bool = False) -> SGDTraject
 
     Run i initialises from child 0 of seeds[i] and trains with child 1, so its numbers depend only
     on its own seed. ``progress``: a tqdm bar of the steps."""
-    train_rngs = [_child_seed(s, 1) for s in seeds]  # the simulators spawn from its seed only (no generator needed)
+    # the simulators spawn from its seed only (no generator needed; the kernel routes read its fields alone)
+    train_rngs = ChildSeeds(seeds, 1)
     kw = dict(alpha=config.alpha, n_steps=config.n_steps, batch_size=config.batch_size,
               rng=train_rngs, log_every=config.log_every,
               test_size=config.test_size, progress=progress)

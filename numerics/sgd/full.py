@@ -18,7 +18,7 @@ The runs advance in blocks whose minibatch fits in a core's cache (``_BLOCK_FLOA
 (g_k, g_v) are each one batched product over the block's tokens, so the coordinates are read twice after
 they are drawn, while still in cache (the reference route, ``engine="numpy"``). The default route is the compiled
 loop ``numerics.kernels.sgd_full_step``: the same numbers drawn by numba from the same generators, each token's
-projections taken as it is drawn, the same trajectories to round-off (docs/math/kernels.md#full-sgd). Sibling: ``numerics.sgd.reduced.online_sgd_reduced`` (the same law
+projections taken once it is drawn, the same trajectories to round-off (docs/math/kernels.md#full-sgd). Sibling: ``numerics.sgd.reduced.online_sgd_reduced`` (the same law
 of the overlaps at a cost independent of d).
 """
 

@@ -151,6 +151,8 @@ def run_generators(rng, n_runs: int) -> list:
     if isinstance(rng, np.random.Generator):
         seq = rng.bit_generator.seed_seq
         return seq.spawn(n_runs) if isinstance(seq, np.random.SeedSequence) else list(rng.spawn(n_runs))
+    if hasattr(rng, "seed_fields") and len(rng) == n_runs:  # numerics.sgd.experiment.ChildSeeds: used as given
+        return rng
     if isinstance(rng, Sequence) and len(rng) == n_runs and all(
             isinstance(g, (np.random.Generator, np.random.SeedSequence)) for g in rng):
         return list(rng)
@@ -174,6 +176,8 @@ def stream_states(seeds, n: int) -> np.ndarray:
     as ``child_streams`` does; a SeedSequence is used as given (its children from n_children_spawned on)."""
     from ..kernels.seed_sequence import sfc64_child_states
 
+    if hasattr(seeds, "seed_fields"):  # ChildSeeds (numerics.sgd.experiment): used as given, read without the objects
+        return sfc64_child_states(seeds.seed_fields(), n)
     seqs = [g if isinstance(g, np.random.SeedSequence) else g.bit_generator.seed_seq for g in seeds]
     states = sfc64_child_states(seqs, n)
     for g, seq in zip(seeds, seqs):

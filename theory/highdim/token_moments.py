@@ -25,6 +25,7 @@ of 64, the same z1 rule. ``token_moments_reference`` keeps the 4-dim product rul
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 from numpy.polynomial.hermite_e import hermegauss
@@ -33,6 +34,8 @@ from scipy.special import erf
 __all__ = ["frame_coordinates", "token_moments", "token_moments_reference"]
 
 _TWO_OVER_SQRT_PI = 2.0 / np.sqrt(np.pi)
+_EYE4 = np.eye(4)
+_EYE4.flags.writeable = False
 _Z1_RANGE = 10.0
 _N_HERMITE = 4  # exact for polynomials of degree <= 7
 # 33 x 11 x 512 multiply-adds per product: below OpenBLAS's threshold for a second thread
@@ -73,20 +76,26 @@ def _node_moments(k, v, lam, frame, mean, step, informative):
     """The moments of ``token_moments`` (without the t_perp correction) for X = mean e1 + frame @ z,
     z ~ N(0, I) on the product rule of ``_grid`` (frame's first column sd k, the others orthogonal to k), as
     arrays over j = 0, 1, 2."""
-    # the gates vary on the scale 1/(lambda sd) of z1 (sd = |frame[:, 0]|): the step is taken in that unit
-    Z, W = _grid(step / max(1.0, lam * float(np.linalg.norm(frame[:, 0]))), frame.shape[1] - 1)
+    # the gates vary on the scale 1/(lambda sd) of z1 (sd = |frame[:, 0]|, as np.linalg.norm: sqrt(x . x) of the
+    # contiguous copy, whose dot product sums in another order than the strided column's): the step is taken in that unit
+    sd_k = frame[:, 0].ravel(order="K")
+    Z, W = _grid(step / max(1.0, lam * math.sqrt(sd_k.dot(sd_k))), frame.shape[1] - 1)
     X = np.einsum("ij,jn->in", frame, Z)
     X[0] += mean
     p, q = np.einsum("i,in->n", k, X), np.einsum("i,in->n", v, X)
+    # one Gram product: G[j] = E[A^j phi phi^T] for phi = (1, a (4), b (4), w, u), its rows written in place
+    phi = np.empty((11, W.size))
+    phi[0] = 1.0
     lp = lam * p
-    u = erf(lp)
-    w = lam * _TWO_OVER_SQRT_PI * np.exp(-lp * lp) * q
+    u = erf(lp, out=phi[10])
+    w = np.multiply(lam * _TWO_OVER_SQRT_PI * np.exp(-lp * lp), q, out=phi[9])
     A = u * q - (X[1] if informative else 0.0)
-    a = w * (X - k[:, None] * p)
-    b = u * (X - v[:, None] * q)
-    # one Gram product: G[j] = E[A^j phi phi^T] for phi = (1, a (4), b (4), w, u)
-    phi = np.concatenate([np.ones((1, W.size)), a, b, w[None], u[None]])    # (11, N)
-    powers = np.stack([W, W * A, W * A * A])                               # (3, N)
+    np.multiply(w, X - k[:, None] * p, out=phi[1:5])           # a
+    np.multiply(u, X - v[:, None] * q, out=phi[5:9])           # b
+    powers = np.empty((3, W.size))                             # (W, W A, W A A)
+    powers[0] = W
+    np.multiply(W, A, out=powers[1])
+    np.multiply(powers[1], A, out=powers[2])
     G = _gram((powers[:, None, :] * phi[None]).reshape(33, -1), phi).reshape(3, 11, 11)
     return _views(G)
 
@@ -126,12 +135,16 @@ def token_moments(k, v, lam, *, mean, sd, informative, step=0.2):
     E[A^j a a^T] = E_t[...] + E[A^j w^2] E E^T, E[A^j b b^T] = E_t[...] + E[A^j u^2] M E E^T M^T,
     E[A^j a b^T] = E_t[...] + E[A^j w u] E E^T M^T (M = I - v v^T), the rest E_t alone
     (docs/math/highdim.md#the-directions-the-features-read)."""
-    Q, _ = np.linalg.qr(np.column_stack([k, v, np.eye(4)[1]] if informative else [k, v]))
+    cols = np.empty((4, 3 if informative else 2))
+    cols[:, 0], cols[:, 1] = k, v
+    if informative:
+        cols[:, 2] = _EYE4[1]
+    Q, _ = np.linalg.qr(cols)
     Q[:, 0] *= np.sign(Q[:, 0] @ k)
     out = _node_moments(k, v, lam, sd * Q, mean, step, informative)
-    EE = sd * sd * (np.eye(4) - Q @ Q.T)      # E E^T = sd^2 (I - k k^T - F F^T)
-    EM = EE - np.outer(EE @ v, v)             # E E^T M^T
-    MEM = EM - np.outer(v, v @ EM)            # M E E^T M^T
+    EE = sd * sd * (_EYE4 - Q @ Q.T)           # E E^T = sd^2 (I - k k^T - F F^T)
+    EM = EE - (EE @ v)[:, None] * v            # E E^T M^T
+    MEM = EM - v[:, None] * (v @ EM)           # M E E^T M^T
     # in place on the views of the Gram matrix (its b a^T block too)
     out["aa"] += out["ww"][:, None, None] * EE
     out["bb"] += out["uu"][:, None, None] * MEM
