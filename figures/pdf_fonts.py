@@ -150,7 +150,9 @@ def _glyphs_split_once(decompile):
     as usual, and not kept."""
 
     def once(self, data, ttFont):
-        from fontTools.ttLib.tables._g_l_y_f import Glyph
+        from fontTools import ttLib
+
+        glyph = ttLib.getTableModule("glyf").Glyph
 
         loca = ttFont[self.locaTag]
         locations = getattr(loca, "locations", None)
@@ -165,7 +167,7 @@ def _glyphs_split_once(decompile):
                 _GLYPHS_SPLIT[key] = tuple((name, bytes(data[locations[i]:locations[i + 1]]))
                                          for i, name in enumerate(order[:len(locations) - 1]))
             return None
-        self.glyphs = {name: Glyph(piece) for name, piece in pieces}
+        self.glyphs = {name: glyph(piece) for name, piece in pieces}
         self.glyphOrder = order
         self._reverseGlyphOrder = {}
         if ttFont.lazy is False:

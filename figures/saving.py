@@ -32,12 +32,11 @@ __all__ = ["GC_YOUNG_THRESHOLD", "LAYOUT_TABLES", "PNG_COMPRESS_LEVEL", "fewer_c
 PNG_COMPRESS_LEVEL = 3
 
 
-# Objects allocated (net of those freed) between two collections of the youngest generation of
-# Python's cycle collector while a figure is drawn and saved (``fewer_collections``); Python's default
-# is 700. The 14 figures, drawn and saved twice in one process (load ~14, CPU seconds of the
-# collector timed by ``gc.callbacks``): at 700, 949 and 594 collections of the youngest generation,
-# 1.36 s and 0.89 s of 10.8 s and 8.8 s; at 10,000, 51 and 27 collections, 0.51 s and 0.37 s; at
-# 50,000, 11 and 5 collections, 0.39 s and 0.21 s, ~180,000 more objects alive at the end.
+# Net allocations between two collections of the cycle collector's youngest generation while a figure is
+# drawn and saved (``fewer_collections``); Python's default is 700. The 14 figures drawn and saved twice in
+# one process (load ~14, the collector's CPU timed by ``gc.callbacks``): at 700, 949 and 594 collections,
+# 1.36 s and 0.89 s of 10.8 s and 8.8 s; at 10,000, 51 and 27, 0.51 s and 0.37 s; at 50,000, 11 and 5,
+# 0.39 s and 0.21 s, ~180,000 more objects alive at the end.
 GC_YOUNG_THRESHOLD = 50_000
 
 
