@@ -110,12 +110,12 @@ def parts_cost(R, n, repeat):
             exp_block(out[1], K)
 
     @numba.njit
-    def erfs(xs, out, m, K):
+    def erfs(xs, out, m, K, G):
         for j in range(m):
             for i in range(xs.size):
                 out[0, i], out[1, i] = xs[i], -(xs[i] * xs[i])
             exp_block(out[1], K)
-            erf_block(out[0], out[1])
+            erf_block(out[0], out[1], K, G)
 
     c, table, _, S0, _, _ = setup(R, 1)
     out, xs = np.empty((2, 50)), 2.0 * np.random.default_rng(2).standard_normal(50)  # lambda p, lambda ~ 2
@@ -124,7 +124,7 @@ def parts_cost(R, n, repeat):
         cost[name] = best_cpu(lambda: gates(xs, table, out, R * n, which), repeat)
     K = np.empty((2, 50), np.int64)
     cost["50 exp(-x^2) (exp_block)"] = best_cpu(lambda: exps(xs, out, R * n, K), repeat)
-    cost["50 exp(-x^2) and erf (exp_block, erf_block: the kernel's)"] = best_cpu(lambda: erfs(xs, out, R * n, K), repeat)
+    cost["50 exp(-x^2) and erf (exp_block, erf_block: the kernel's)"] = best_cpu(lambda: erfs(xs, out, R * n, K, np.empty((2, 57))), repeat)
     return {k: v / (R * n) * 1e6 for k, v in cost.items()}
 
 

@@ -65,6 +65,44 @@ def _once_per_run(tmp_path_factory, name, compute):
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
+# What a new process has loaded after each step of one script, the steps in this order: each step's
+# snapshot holds what it and the steps before it loaded, so a check that a step loads no module X,
+# made on its snapshot, is at least as strict as the same check in a process of its own.
+_NEW_PROCESS_STEPS = (
+    ("numerics.pool", "import numerics.pool"),
+    ("figures.cli", "import figures.cli"),
+    ("packages", "import theory, numerics"),
+    ("recipes", "from figures.registry import discover_recipes; discover_recipes()"),
+    ("claims", "from figures.verify import discover_claims; discover_claims()"),
+    ("symbolic", "import theory.symbolic; from theory.symbolic import manifold"),
+    ("probing", "import figures, numerics.probing, numerics.probing.features, numerics.probing.probes, "
+                "numerics.probing.experiment, figures.recipes.bert_probing"),
+)
+_NEW_PROCESS_LIBRARIES = ("scipy", "numba", "sympy", "matplotlib", "mpmath", "numerics", "torch",
+                          "transformers", "sklearn", "tokenizers", "safetensors", "huggingface_hub")
+
+
+@pytest.fixture(scope="session")
+def new_process_imports(request, tmp_path_factory):
+    """``{step: [module, ...]}``: the modules of ``_NEW_PROCESS_LIBRARIES`` loaded in one new
+    process of this interpreter after each of ``_NEW_PROCESS_STEPS``, run one after another
+    (one process for the import checks of tests/test_import_cost.py, tests/test_symbolic_manifold.py
+    and tests/test_probing.py instead of one each; once per test run)."""
+    import json
+
+    lines = ["import json, sys"]
+    for step, statement in _NEW_PROCESS_STEPS:
+        lines += [statement, f"print(json.dumps([{step!r}, sorted(m for m in sys.modules "
+                             f"if m.split('.')[0] in {_NEW_PROCESS_LIBRARIES!r})]))"]
+
+    def compute():
+        out = subprocess.run([sys.executable, "-c", "\n".join(lines)], cwd=request.config.rootpath,
+                             capture_output=True, text=True, check=True, timeout=300)
+        return dict(json.loads(line) for line in out.stdout.splitlines())
+
+    return _once_per_run(tmp_path_factory, "new-process-imports", compute)
+
+
 @pytest.fixture(autouse=True)
 def _reset_mpmath():
     """Tests must not leak mpmath precision changes into each other."""

@@ -14,26 +14,19 @@ import pytest
 HEAVY = ("scipy.stats", "scipy.optimize", "scipy.integrate", "matplotlib", "sympy", "numba")
 
 
-def test_the_packages_and_the_command_line_load_no_heavy_library():
-    code = ("import sys, theory, numerics, numerics.pool, figures.cli; "
-            f"print(' '.join(m for m in {HEAVY!r} if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
-    assert out.stdout.strip() == ""
+def test_the_packages_and_the_command_line_load_no_heavy_library(new_process_imports):
+    """``import theory, numerics, numerics.pool, figures.cli`` in a new process (tests/conftest.py)."""
+    loaded = new_process_imports["packages"]
+    assert [m for m in HEAVY if m in loaded] == [], loaded
 
 
-def _loaded_after(statement: str, prefixes) -> list[str]:
-    code = (f"import sys; {statement}; "
-            f"print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in {tuple(prefixes)!r})))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
-    return out.stdout.split()
-
-
-@pytest.mark.parametrize("statement", ["import numerics.pool", "import figures.cli"])
-def test_a_worker_and_the_command_line_load_no_scipy_and_no_numerics_route(statement):
-    """A pool worker (``import numerics.pool``) and the ``slr`` command line load neither scipy nor
+@pytest.mark.parametrize("step", ["numerics.pool", "figures.cli"])
+def test_a_worker_and_the_command_line_load_no_scipy_and_no_numerics_route(step, new_process_imports):
+    """A pool worker (``import numerics.pool``) and the ``slr`` command line (``import figures.cli``,
+    after ``numerics.pool`` in the same new process: tests/conftest.py) load neither scipy nor
     numba nor sympy, nor any module of the numerics routes (dynamics, montecarlo, sgd): only the
     packages' lazy namespaces."""
-    loaded = _loaded_after(statement, ("scipy", "numba", "sympy", "numerics"))
+    loaded = new_process_imports[step]
     assert not [m for m in loaded if m.split(".")[0] in ("scipy", "numba", "sympy")], loaded
     namespaces = {"numerics.dynamics", "numerics.montecarlo", "numerics.sgd"}
     routes = [m for m in loaded if m.split(".")[1:2] in (["dynamics"], ["montecarlo"], ["sgd"])]
@@ -72,29 +65,18 @@ print('ok')
 
 
 
-@pytest.fixture(scope="module")
-def loaded_by_discovery():
-    """The heavy modules (and mpmath) loaded in a new process after ``discover_recipes()``, then
-    after ``discover_claims()`` too: one process for the two tests below."""
-    prefixes = ("scipy", "mpmath", "sympy", "numba", "matplotlib")
-    snapshot = f"print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in {prefixes!r})))"
-    code = ("import sys; from figures.registry import discover_recipes; from figures.verify import discover_claims; "
-            f"discover_recipes(); {snapshot}; discover_claims(); {snapshot}")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
-    recipes, claims = out.stdout.split("\n")[:2]
-    return recipes.split(), claims.split()
-
-
-def test_the_figure_recipes_load_no_plotting_library_until_they_plot(loaded_by_discovery):
+def test_the_figure_recipes_load_no_plotting_library_until_they_plot(new_process_imports):
     """A claim that reads a figure's data imports that recipe's module in its worker: the recipes and
-    their shared plotting helpers import matplotlib inside their plot functions only."""
-    after_recipes, _ = loaded_by_discovery
+    their shared plotting helpers import matplotlib inside their plot functions only (a new process
+    after ``discover_recipes()``: tests/conftest.py)."""
+    after_recipes = new_process_imports["recipes"]
     assert "matplotlib" not in after_recipes, after_recipes
 
 
-def test_discovering_the_recipes_and_claims_loads_no_heavy_library(loaded_by_discovery):
+def test_discovering_the_recipes_and_claims_loads_no_heavy_library(new_process_imports):
     """``slr list``, ``slr verify`` and ``slr reproduce`` import every recipe and claim module to
-    discover them: the claims import scipy's stats and optimize and mpmath inside their functions."""
-    _, after_both = loaded_by_discovery
+    discover them: the claims import scipy's stats and optimize and mpmath inside their functions
+    (a new process after ``discover_recipes()`` and ``discover_claims()``: tests/conftest.py)."""
+    after_both = new_process_imports["claims"]
     heavy = [m for m in after_both if m in (*HEAVY, "mpmath")]
     assert heavy == [], heavy

@@ -87,8 +87,9 @@ def erf_block_values():
     @njit_over_kernels
     def evaluate(xs):
         out, E = xs.copy(), -(xs * xs)  # E: the reduced-SGD kernel's -(lambda p)^2, then its exp
-        exp_block(E, np.empty((2, xs.size), np.int64))
-        erf_block(out, E)
+        K = np.empty((2, xs.size), np.int64)  # work space of both
+        exp_block(E, K)
+        erf_block(out, E, K, np.empty((2, xs.size + 7)))
         return out
 
     return lambda xs: evaluate(np.asarray(xs, dtype=float))
@@ -168,3 +169,15 @@ def test_exp_block_within_one_ulp_against_mpmath():
     assert np.any(got != np.exp(ys))  # a polynomial, not libm's exp
     special = evaluate(np.array([0.0, -0.0, -746.0, -1e300, -np.inf, np.nan]))
     assert list(special[:5]) == [1.0, 1.0, 0.0, 0.0, 0.0] and np.isnan(special[5])
+
+
+def test_erf_block_lists_the_tail_values_and_puts_them_back(erf_block_values):
+    """``erf_block`` takes the values at or above 1 apart from the others (listed, then put back): in a block that
+    mixes them in random order, each value is the one it has alone in a block of one, bit for bit, nan and inf
+    included."""
+    rng = np.random.default_rng(3)
+    xs = np.concatenate([rng.uniform(-1.0, 1.0, 300), rng.uniform(1.0, 7.0, 60) * rng.choice([-1.0, 1.0], 60),
+                         [1.0, -1.0, np.nextafter(1.0, 0.0), 2.5, np.inf, -np.inf, np.nan]])
+    for block in (rng.permutation(xs), xs[:50], xs[-60:]):
+        alone = np.concatenate([erf_block_values([x]) for x in block])
+        np.testing.assert_array_equal(erf_block_values(block), alone)

@@ -11,6 +11,7 @@ import time
 import pytest
 
 from numerics.pool import WorkerPool, ordered_map, worker_context
+from pool_tasks import double, fail_on_three
 
 # The reproducer of the hang: a thread of the parent holds tqdm's lock (as tqdm's monitor
 # thread does while it looks at the bars) while the pool starts its workers; each task makes
@@ -109,22 +110,12 @@ def test_fork_reproducer_hangs_with_fork_and_passes_with_the_pool(tmp_path):
         assert _run_script(tmp_path, REPRODUCER, "fork", timeout=max(2.0, 2 * pooled))[0] is None
 
 
-def _double(x):
-    return 2 * x
-
-
-def _fail_on_three(x):
-    if x == 3:
-        raise ZeroDivisionError("three")
-    return x
-
-
 def test_ordered_map_keeps_order_and_raises_the_task_error():
-    assert ordered_map(_double, range(7), jobs=2) == [2 * i for i in range(7)]
+    assert ordered_map(double, range(7), jobs=2) == [2 * i for i in range(7)]
     with pytest.raises(ZeroDivisionError, match="three"):
-        ordered_map(_fail_on_three, range(6), jobs=2)
+        ordered_map(fail_on_three, range(6), jobs=2)
     with pytest.raises(ValueError, match="jobs=0"):
-        ordered_map(_double, [1], jobs=0)
+        ordered_map(double, [1], jobs=0)
     with pytest.raises(ValueError, match="max_workers=True"):
         WorkerPool(True)
 

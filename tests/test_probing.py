@@ -115,14 +115,13 @@ def test_design_rejects_bad_sizes(kwargs):
         ProbingDesign(**kwargs)
 
 
-def test_core_packages_do_not_import_the_extra():
-    code = ("import sys, theory, numerics, figures, figures.registry, numerics.probing, "
-            "numerics.probing.features, numerics.probing.probes, numerics.probing.experiment, "
-            "figures.recipes.bert_probing, figures.cli; figures.registry.discover_recipes(); "
-            "heavy = ('torch', 'transformers', 'sklearn', 'tokenizers', 'safetensors', 'huggingface_hub'); "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
+def test_core_packages_do_not_import_the_extra(new_process_imports):
+    """theory, numerics, figures, the probing modules, the probing recipe, figures.cli and
+    ``discover_recipes()`` in a new process (tests/conftest.py) load none of the extra's packages."""
+    heavy = ("torch", "transformers", "sklearn", "tokenizers", "safetensors", "huggingface_hub")
+    loaded = new_process_imports["probing"]
+    assert "numerics.probing.experiment" in loaded, loaded
+    assert sorted(m for m in loaded if m.split(".")[0] in heavy) == []
 
 
 # --- features, probes, recipe (need the 'probing' extra) -------------------------------------

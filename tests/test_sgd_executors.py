@@ -8,6 +8,7 @@ import pytest
 
 from numerics.executors import RunJob, chunk_sizes, map_jobs, map_runs
 from numerics.sgd.experiment import PAPER_SGD, run_sgd_experiment, run_sgd_sweep
+from pool_tasks import fails_on_second_chunk
 from theory import OVERLAP_NAMES
 
 SMALL = dataclasses.replace(PAPER_SGD, n_steps=300, n_runs=5, test_size=40, log_every=100, seed=11)
@@ -67,17 +68,11 @@ def test_a_sweep_equals_its_experiments_run_one_by_one():
     assert _same(sweep[1], run_sgd_experiment(other, runs_per_task=2))
 
 
-def _fails_on_second_chunk(seeds):
-    if seeds[0].spawn_key[-1] > 0:
-        raise ArithmeticError("task failed")
-    return len(seeds)
-
-
 def test_task_errors_propagate_and_bad_executors_are_rejected():
     with pytest.raises(ArithmeticError, match="task failed"):
-        map_runs(_fails_on_second_chunk, 4, 0, runs_per_task=2)
+        map_runs(fails_on_second_chunk, 4, 0, runs_per_task=2)
     with pytest.raises(ArithmeticError, match="task failed"):
-        map_runs(_fails_on_second_chunk, 4, 0, runs_per_task=2, executor=2)
+        map_runs(fails_on_second_chunk, 4, 0, runs_per_task=2, executor=2)
     with pytest.raises(ValueError, match="executor"):
         map_runs(len, 4, 0, executor="cluster")
     with pytest.raises(ValueError, match="executor"):

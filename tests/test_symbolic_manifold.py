@@ -172,14 +172,10 @@ def test_local_rates_match_angle_flow_finite_differences():
         assert abs(richardson - (-r)) <= 4 * abs(vals[0] - vals[1]) / 3 + 1e-9 * abs(r)
 
 
-def test_the_symbolic_layer_loads_no_scipy_optimize_until_it_minimises():
+def test_the_symbolic_layer_loads_no_scipy_optimize_until_it_minimises(new_process_imports):
     """The claims on M (invariance, fixed points, local rates) import ``theory.symbolic``: that
     loads sympy, not scipy.optimize (~0.3 s CPU per worker), which only
-    ``minimise_oracle_excess`` needs (loaded on its first call)."""
-    import subprocess
-    import sys
-
-    code = ("import sys, theory.symbolic; from theory.symbolic import manifold; "
-            "print('scipy.optimize' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
-    assert out.stdout.strip() == "False"
+    ``minimise_oracle_excess`` needs (loaded on its first call). A new process after
+    ``import theory.symbolic; from theory.symbolic import manifold`` (tests/conftest.py)."""
+    loaded = new_process_imports["symbolic"]
+    assert "sympy" in loaded and "scipy.optimize" not in loaded, loaded

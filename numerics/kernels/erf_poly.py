@@ -9,7 +9,7 @@ mpmath and converted to monomials before rounding to float64 (``chebyshev_erf_ta
 erf(x) = sign(x): 1 - erf(6) < 2.2e-17 is below half an ulp of 1. Measured against mpmath, the
 largest error is 1.05 eps relative (tests/test_kernels_erf.py bounds it by 2 eps). ``exp_block``: exp of
 an array of arguments <= 0 in loops LLVM vectorises (the reduced-SGD step's exp(-(lambda p)^2)), below one ulp.
-``erf_block``: erf of an array whose exp(-x^2) ``exp_block`` has taken, in one loop without table lookups that
+``erf_block``: erf of an array whose exp(-x^2) ``exp_block`` has taken, in loops without table lookups that
 LLVM vectorises (the reduced-SGD step's gates; docs/math/kernels.md#erf-without-table-lookups): |x| < 1,
 erf(x) = x P(2 x^2 - 1), P the degree-12 Chebyshev interpolant of erf(x)/x in x^2 on [0, 1]; |x| >= 1,
 erf(x) = sign(x) (1 - exp(-x^2) R(min(|x|, 6))), R the degree-18 interpolants of erfc(x) exp(x^2) on [1, 2.5) and
@@ -168,30 +168,47 @@ _BLOCK_TABLE = erf_block_table()  # erf_block's coefficients, frozen into its co
 
 
 @jit(inline=True)
-def erf_block(X, E):
+def _erf_tail(x, e, table):
+    """``erf_block``'s sign(x) (1 - e R(a)), e = exp(-x^2), a = min(|x|, 6), R's piece picked by selects."""
+    n, a = ERF_BLOCK_DEGREE, min(abs(x), 6.0)
+    w = a >= 2.5
+    u = (a - (4.25 if w else 1.75)) * ((1.0 / 1.75) if w else (1.0 / 0.75))
+    r = table[2, n] if w else table[1, n]
+    for k in range(n - 1, -1, -1):
+        r = r * u + (table[2, k] if w else table[1, k])
+    return math.copysign(1.0 - e * r, x)
+
+
+@jit(inline=True)
+def erf_block(X, E, K, G):
     """X[i] = erf(X[i]) in place, given E[i] = ``exp_block`` of -(X[i] X[i]) (module docstring): x P(2 x^2 - 1)
-    for |x| < 1, sign(x) (1 - E R(a)) beyond, a = min(|x|, 6), the coefficients of a's piece of R picked by
-    selects, both polynomials by Horner's scheme and the value by a select: no branches or table lookups
-    (``erf_poly`` picks one of 24 rows per value, a gather, which LLVM does not emit here), so LLVM vectorises
-    the loop. The coefficients are a compile-time constant (``_BLOCK_TABLE``; the kernels' cache is keyed on
-    every kernel module's source, ``_erf_table.py`` included). Within 2 eps relative
-    (docs/math/kernels.md#erf-without-table-lookups); +-1 for +-inf, nan for nan."""
-    n, m, table = ERF_BLOCK_DEGREE, _SMALL_DEGREE, _BLOCK_TABLE
+    for |x| < 1, sign(x) (1 - E R(a)) beyond (``_erf_tail``), by Horner's scheme in loops without branches or table
+    lookups (``erf_poly``'s row per value is a gather, which LLVM does not emit here), which LLVM vectorises. The
+    values at or above 1 (few) are listed (indices in K[0], K (2, n) int64: ``exp_block``'s work space), copied with
+    their E to G (2, >= n + 7) padded with x = 1 to whole vectors of 8, taken there and put back after P is taken
+    for all: the same arithmetic per value as both formulas and a select, so the same bits (tested). The
+    coefficients are compile-time constants (``_BLOCK_TABLE``; the kernels' cache is keyed on every kernel module,
+    ``_erf_table.py`` included). Within 2 eps relative (docs/math/kernels.md#erf-without-table-lookups); +-1 for
+    +-inf, nan for nan."""
+    m, table = _SMALL_DEGREE, _BLOCK_TABLE
+    count = 0
+    for i in range(X.shape[0]):  # no branch: the index is written, and kept when |x| >= 1 (not for nan)
+        K[0, count] = i
+        count += abs(X[i]) >= 1.0
+    for j in range((count + 7) & ~7):  # none when count = 0
+        i = K[0, j] if j < count else 0
+        G[0, j], G[1, j] = (X[i] if j < count else 1.0), E[i]
+    for j in range((count + 7) & ~7):
+        G[0, j] = _erf_tail(G[0, j], G[1, j], table)
     for i in range(X.shape[0]):
         x = X[i]
-        ax = abs(x)
-        a = min(ax, 6.0)
-        w = a >= 2.5
-        u = (a - (4.25 if w else 1.75)) * ((1.0 / 1.75) if w else (1.0 / 0.75))
         v = 2.0 * (x * x) - 1.0
         p = table[0, m]
         for k in range(m - 1, -1, -1):
             p = p * v + table[0, k]
-        r = table[2, n] if w else table[1, n]
-        for k in range(n - 1, -1, -1):
-            r = r * u + (table[2, k] if w else table[1, k])
-        big = math.copysign(1.0 - E[i] * r, x)
-        X[i] = x * p if ax < 1.0 else big
+        X[i] = x * p
+    for j in range(count):
+        X[K[0, j]] = G[0, j]
 
 
 _INV_LN2 = 1.4426950408889634

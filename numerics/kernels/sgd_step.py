@@ -66,13 +66,13 @@ def _softmax_coefficients(PQ, y, lam, two_over_b, L, CE, K):
 
 
 @jit(inline=True)
-def _erf_coefficients(PQ, y, lam, two_over_b, L, CE, K):
+def _erf_coefficients(PQ, y, lam, two_over_b, L, CE, K, G):
     """erf member (the paper's gate): with g = erf(lambda p) and r = (2/B)(sum g q - y) per sequence,
     c = r lambda erf'(lambda p) q, e = r g (erf' = (2/sqrt(pi)) exp(-x^2)); on entry CE[1] = lambda p and
     CE[0] = -(lambda p)^2 (``_draw_step``), whose exp, then erf from it, are taken here for all tokens at once
-    (``exp_block``, ``erf_block``: vectorised; K: exp_block's work space)."""
+    (``exp_block``, ``erf_block``: vectorised; K, G: their work space)."""
     exp_block(CE[0], K)
-    erf_block(CE[1], CE[0])
+    erf_block(CE[1], CE[0], K, G)
     scale = lam * _TWO_OVER_SQRT_PI
     for b in range(PQ.shape[1] // L):
         acc = 0.0
@@ -174,13 +174,14 @@ def _sums(x, ab, L, gamma2, PQ, CE, F, P):
 
 
 @jit(inline=True)
-def _step(KV, x, ab, Z, E, y, lam, alpha, two_over_b, L, gamma2, u_a11, u_n21, u_a22, PQ, CE, F, P, K, member):
+def _step(KV, x, ab, Z, E, y, lam, alpha, two_over_b, L, gamma2, u_a11, u_n21, u_a22, PQ, CE, F, P, K, G, member):
     """One step on KV (2, 4) in place, given the step's numbers and projections (``_draw_step``);
-    u_* = -alpha (a11, n21, a22) of this step; CE (2, B L), F (2, 6), P (4,) and K (2, B L) int64 are work space."""
+    u_* = -alpha (a11, n21, a22) of this step; CE (2, B L), F (2, 6), P (4,), K (2, B L) int64 and G (2, B L + 7) are
+    work space."""
     if member == SOFTMAX:
         _softmax_coefficients(PQ, y, lam, two_over_b, L, CE, K)
     else:
-        _erf_coefficients(PQ, y, lam, two_over_b, L, CE, K)
+        _erf_coefficients(PQ, y, lam, two_over_b, L, CE, K, G)
     s00, s01, s11, n00, n01, n11, A0, A1 = _sums(x, ab, L, gamma2, PQ, CE, F, P)
     l11, l21, l22 = chol2(s00, s01, s11)
     u5, w5, w6 = l11 * u_a11, l21 * u_a11 + l22 * u_n21, l22 * u_a22
@@ -227,10 +228,11 @@ def sgd_reduced_kernel(KV, S, gamma, mean, noise, u_a11, u_n21, u_a22, lam, alph
     PQ = np.empty((2, B * L))
     CE = np.empty((2, B * L))
     F, E, P, K = np.empty((2, 6)), np.empty((2, 4)), np.empty(4), np.empty((2, B * L), np.int64)
+    G = np.empty((2, B * L + 7))
     for j in range(n):
         _draw_step(S, gamma, mean, L, noise[j], KV, lam[j], member, x, ab, Z, E, y, PQ, CE)
         _step(KV, x, ab, Z, E, y, lam[j], alpha, two_over_b, L, gamma * gamma, u_a11[j], u_n21[j], u_a22[j],
-              PQ, CE, F, P, K, member)
+              PQ, CE, F, P, K, G, member)
         row = snap_rows[j]
         if row >= 0:
             snaps[row] = KV
