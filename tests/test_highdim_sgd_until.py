@@ -52,3 +52,23 @@ def test_until_is_rejected_with_a_test_set_or_when_not_callable():
         online_sgd_reduced(problem, start, test_size=10, until=_aligned(0.1), **kw)
     with pytest.raises(ValueError, match="until="):
         online_sgd_reduced(problem, start, until=True, **kw)
+
+
+def test_runs_without_the_population_risk_have_the_same_overlaps():
+    """population_risk=False (the exit runs of the claim highdim-sgd-escape): the same overlaps bit for bit, no
+    logged risk, and excess_risk refused; such runs still join by SGDTrajectory.concat_runs."""
+    d, n_runs = 40, 6
+    problem = Problem(d=d, L=10, eps=0.1, lam=1.0 / np.sqrt(d / 2.0))
+    start = sample_initial_overlaps(d, n_runs, np.random.default_rng(4), on_manifold=True)
+    kw = dict(alpha=0.5 / d, n_steps=300, batch_size=1, log_every=7, until=_aligned(0.9))
+    whole = online_sgd_reduced(problem, start, rng=np.random.default_rng(5), **kw)
+    bare = online_sgd_reduced(problem, start, rng=np.random.default_rng(5), population_risk=False, **kw)
+    for name in OVERLAP_NAMES:
+        np.testing.assert_array_equal(getattr(bare, name), getattr(whole, name))
+    assert whole.population_risk is not None and bare.population_risk is None
+    with pytest.raises(ValueError, match="population_risk"):
+        bare.excess_risk
+    joined = type(bare).concat_runs([bare, bare])
+    assert joined.population_risk is None and joined.kappa.shape == (len(bare.steps), 2 * n_runs)
+    with pytest.raises(ValueError, match="parts="):
+        type(bare).concat_runs([bare, whole])

@@ -49,10 +49,11 @@ def one_step_increment_mc(problem, overlaps, *, c, batch_size, n_runs: int, rng)
     d, _, _, _, alpha = check_highdim_settings(problem, c, batch_size)
     n_runs = check_integer("n_runs", n_runs, minimum=2)
     x0 = np.array([float(x) for x in overlaps])
+    KV0 = cholesky_coordinates(Overlaps(**{n: np.full(1, x) for n, x in zip(OVERLAP_NAMES, x0)}))  # checked once
     total, total2 = np.zeros(5), np.zeros(5)
     for start in range(0, n_runs, _CHUNK):
         m = min(_CHUNK, n_runs - start)
-        KV = cholesky_coordinates(Overlaps(**{n: np.full(m, x) for n, x in zip(OVERLAP_NAMES, x0)}))
+        KV = np.repeat(KV0, m, axis=0)
         inc = (_one_step(KV, problem, alpha, batch_size, rng) - x0) / alpha
         total += inc.sum(axis=0)
         total2 += (inc * inc).sum(axis=0)

@@ -199,7 +199,7 @@ def _route(engine, coefficients):
 def online_sgd_reduced(problem, overlaps: Overlaps, *, alpha: float, n_steps: int,
                        batch_size: int, rng, log_every: int = 1, test_size: int = 0,
                        progress: bool = False, engine: str = "kernel",
-                       coefficients=None, until=None) -> SGDTrajectory:
+                       coefficients=None, until=None, population_risk: bool = True) -> SGDTrajectory:
     """Online SGD (``numerics.sgd.full``) simulated exactly on the overlaps (module docstring).
 
     overlaps: initial overlaps, array fields of shape (n_runs,) (e.g. from
@@ -216,7 +216,8 @@ def online_sgd_reduced(problem, overlaps: Overlaps, *, alpha: float, n_steps: in
     ``numerics.nonlinearity.sgd``; exact for any predictor of (<X_l, k>, <X_l, v>)), on the kernel if it has their
     member (``_route``), else NumPy; test_size 0. ``until``: None, or a map from the logged overlaps (dict of
     (n_runs,) arrays) to a boolean per run; a run ends at the first logged step where it holds, its later rows NaN
-    (``numerics.sgd.ending``).
+    (``numerics.sgd.ending``). ``population_risk`` False: the logged population risk is None (the closed form costs
+    ~1 us per logged run, more than a step at B L = 10, for callers that read the overlaps only).
     """
     d, L, gamma, eps = check_reduced(problem, alpha, n_steps, batch_size, log_every, test_size, engine, coefficients)
     KV = cholesky_coordinates(overlaps)
@@ -246,4 +247,4 @@ def online_sgd_reduced(problem, overlaps: Overlaps, *, alpha: float, n_steps: in
     test_risk = None if test_size == 0 else np.array([
         fresh_test_risk(test, frames[i], test_size, d, L, gamma, eps, float(lam[n]), engine) for i, n in enumerate(steps)])
     return logged_trajectory(steps, lam, overlaps, test_risk, "fresh" if test_size > 0 else "none", (d, L, gamma, eps),
-                             alpha, batch_size)
+                             alpha, batch_size, population_risk)

@@ -33,7 +33,8 @@ TEST_RISK_KINDS = ("none", "fixed", "fresh")
 class SGDTrajectory:
     """Logged online-SGD runs. Arrays of overlaps and risks have shape (n_log, n_runs).
 
-    population_risk is the closed-form R at the logged overlaps and lambda_n (exact at finite d);
+    population_risk is the closed-form R at the logged overlaps and lambda_n (exact at finite d), or None where the
+    simulator was asked for the overlaps only (``online_sgd_reduced(population_risk=False)``);
     test_risk is (1/n_test) sum (Y - T(X))^2 on test samples (``test_risk_kind`` says which) or None.
     ``excess_risk`` follows the paper's logging convention: risk minus eps^2 (docs/math/risk.md#closed-form-population-risk).
     """
@@ -45,7 +46,7 @@ class SGDTrajectory:
     theta: np.ndarray
     eta: np.ndarray
     rho: np.ndarray
-    population_risk: np.ndarray
+    population_risk: np.ndarray | None
     test_risk: np.ndarray | None
     test_risk_kind: str
     d: int
@@ -69,6 +70,8 @@ class SGDTrajectory:
 
     @property
     def excess_risk(self) -> np.ndarray:
+        if self.population_risk is None:
+            raise ValueError("population_risk=None: the run was simulated with population_risk=False")
         return self.population_risk - self.eps**2
 
     @property
@@ -89,14 +92,13 @@ class SGDTrajectory:
         first = parts[0]
         for p in parts[1:]:
             if not (np.array_equal(p.steps, first.steps) and np.array_equal(p.lam, first.lam)
-                    and (p.test_risk is None) == (first.test_risk is None)
+                    and [p.test_risk is None, p.population_risk is None]
+                    == [first.test_risk is None, first.population_risk is None]
                     and (p.test_risk_kind, p.d, p.eps, p.alpha, p.batch_size)
                     == (first.test_risk_kind, first.d, first.eps, first.alpha, first.batch_size)):
                 raise ValueError("parts=... cannot be joined: their settings or logged steps differ")
-        cat = lambda name: np.concatenate([getattr(p, name) for p in parts], axis=1)
-        return dataclasses.replace(
-            first, **{name: cat(name) for name in OVERLAP_NAMES + ("population_risk",)},
-            test_risk=None if first.test_risk is None else cat("test_risk"))
+        cat = lambda name: None if getattr(first, name) is None else np.concatenate([getattr(p, name) for p in parts], 1)
+        return dataclasses.replace(first, **{name: cat(name) for name in OVERLAP_NAMES + ("population_risk", "test_risk")})
 
 
 def check_settings(problem: Problem, alpha, n_steps, batch_size, log_every, test_size):
@@ -234,12 +236,13 @@ class TrajectoryLog:
         return logged_trajectory(self.steps, lam_path, self.arrays, self.test, kind, shape, alpha, batch_size)
 
 
-def logged_trajectory(steps, lam_path, overlaps: dict, test_risk, kind, shape, alpha, batch_size) -> SGDTrajectory:
+def logged_trajectory(steps, lam_path, overlaps: dict, test_risk, kind, shape, alpha, batch_size,
+                      population_risk=True) -> SGDTrajectory:
     """The ``SGDTrajectory`` of the overlaps (n_log, n_runs) logged at ``steps``: the population risk R(k_n, v_n) at
     lambda_n of every logged step and run by one call of the closed form (``theory.risk.risk_from_arrays``, elementwise,
-    so the same values as one call per logged step); shape = (d, L, gamma, eps)."""
+    so the same values as one call per logged step), None if not ``population_risk``; shape = (d, L, gamma, eps)."""
     d, L, gamma, eps = shape
     lam = lam_path[steps]
-    risk = risk_from_arrays(d, L, gamma, eps, lam[:, None], *(overlaps[name] for name in OVERLAP_NAMES))
+    risk = risk_from_arrays(d, L, gamma, eps, lam[:, None], *map(overlaps.get, OVERLAP_NAMES)) if population_risk else None
     return SGDTrajectory(steps=steps, lam=lam, **overlaps, population_risk=risk, test_risk=test_risk,
                          test_risk_kind=kind, d=d, eps=eps, alpha=alpha, batch_size=batch_size)
