@@ -67,6 +67,17 @@ def _breakpoints(t, g, max_order, sqrt):
     return sorted(points)
 
 
+def _within_density(points, dps):
+    """The split points with |z| <= max(40, sqrt(2 (dps + 300) ln 10)), beyond which phi(z) < 10^-(dps + 300)
+    (phi(40) < 10^-347). The order-0 integrand erf(t + g z)^2 phi(z) is at most phi(z), and at most
+    2 (1 + z^2) phi(z) times zeta where zeta is small (t and g small), so the points beyond (the erf zero
+    z0 = -t/g and its widths, far out when g is small) only split intervals of a vanishing integrand; the
+    outer intervals still run to +-inf, so nothing is left out. The derivatives' integrands keep every point:
+    their mass sits at z_a, which can lie far out."""
+    cut = max(40.0, math.sqrt(2.0 * (dps + 300) * math.log(10.0)))
+    return [p for p in points if abs(p) <= cut]
+
+
 def d_erf_squared(order, x, e0, e1):
     """d^n/dx^n erf(x)^2 by Leibniz, from e0 = erf(x) and e1 = erf'(x) = 2/sqrt(pi) e^{-x^2},
     using erf'' = -2x erf', erf''' = (4x^2 - 2) erf' and erf'''' = (12x - 8x^3) erf'."""
@@ -118,6 +129,8 @@ def zeta_derivatives_mpmath(t, g, orders=(0, 1, 2), dps=40, *, method="gauss-leg
             return d_erf_squared(order, x, e0, e1) * phi
 
         points = _breakpoints(t, g, max(orders), mpmath.sqrt)
+        if max(orders) == 0:
+            points = _within_density(points, dps)
         out = []
         for order in orders:
             if t == 0 and order % 2 == 1:

@@ -99,8 +99,12 @@ def lambda_constants(d, L, gamma, lam) -> LambdaConstants:
 
 def zeta_lean(a2, ea, gl_x2, gl_w):
     """zeta(A, g) from a2 = (A/c2)^2 and ea = erf(A/c2) (module docstring); ``gl_*`` from
-    ``lambda_constants`` (broadcasting with a2 along all but the last axis, of length 20)."""
-    return ea * ea + _vecdot(np.exp(a2[..., None] * -gl_x2), gl_w)
+    ``lambda_constants`` (broadcasting with a2 along all but the last axis, of length 20). The exponentials
+    are taken in place: one (n, 20) temporary instead of two (the same operations, the same bits; at 4000
+    rows the call costs a quarter of the CPU time, large temporaries being fresh pages each call)."""
+    terms = np.multiply(a2[..., None], -gl_x2)
+    np.exp(terms, out=terms)
+    return ea * ea + _vecdot(terms, gl_w)
 
 
 def partials(consts, kappa, nu, theta, eta, rho):

@@ -177,14 +177,16 @@ def _run_streams(rng, n_runs: int, *, as_states: bool, with_test: bool):
     """(train, test) of ``online_sgd_full``: each run's two children of its seed (``child_streams``), as
     Generators (test: None per run unless ``with_test``), or with ``as_states`` (the compiled route without a
     test set) the training children's SFC64 states (R, 4) and test None: ~2 us per run instead of ~45 us for a
-    Generator and its state's round trip. Seed sequences given per run are advanced as ``child_streams`` does."""
+    Generator and its state's round trip. Seed sequences given per run are advanced as ``child_streams`` does;
+    a ``numerics.sgd.experiment.ChildSeeds`` builds a new SeedSequence at each access, so there is none to advance
+    (and none is built: ``stream_states`` reads its fields)."""
     seeds = run_generators(rng, n_runs)
     if not as_states:
         # the test child is built only when a test set is drawn (a Generator costs ~20 us, per run)
         streams = [child_streams(g, 2, used=2 if with_test else 1) for g in seeds]
         return [s[0] for s in streams], [s[1] for s in streams]
     states = np.ascontiguousarray(stream_states(seeds, 2)[:, 0])
-    if not isinstance(rng, np.random.Generator):
+    if not isinstance(rng, np.random.Generator) and not hasattr(seeds, "seed_fields"):
         for seq in seeds:
             if isinstance(seq, np.random.SeedSequence):
                 seq.spawn(2)
