@@ -4,7 +4,8 @@ For each recipe: parameters from ``recipe.params(quick)``; cache key from the re
 hash, parameters and seed (``figures.cache``); on a hit the data is loaded, otherwise (missing,
 stale, corrupt, or ``force``) ``compute`` runs with ``rng = default_rng(SeedSequence(seed))``
 and a tqdm factory for progress, and the result is stored. Then ``plot`` draws inside the
-project style (each mathtext string parsed once per process, ``figures.shared_mathtext``) and the
+project style (each mathtext string parsed once per process, ``figures.shared_mathtext``; the cycle
+collector run less often, ``figures.saving.fewer_collections``) and the
 figure is saved as ``<out>/figures/<name>.png`` and ``.pdf``. A failing
 recipe is reported and the others still run; a recipe whose optional ``skip_reason`` says it
 cannot compute here (and has no cached data) is reported as skipped.
@@ -28,7 +29,7 @@ from numerics.pool import Terminated
 from .cache import DataCache, cache_key
 from .paths import OutputPaths
 from .metadata import figure_metadata
-from .saving import save_figure
+from .saving import fewer_collections, save_figure
 from .shared_mathtext import shared_mathtext
 from .style import figure_style, mark_quick
 from .table import text_table
@@ -187,7 +188,7 @@ def run_recipe(recipe, *, paths: OutputPaths, quick: bool = False, force: bool =
         data, status, reason, compute_s = _data(recipe, params, quick=quick, force=force,
                                                 cache=cache, progress=progress)
         start = time.perf_counter()
-        with figure_style(quick), shared_mathtext():
+        with figure_style(quick), shared_mathtext(), fewer_collections():
             fig = recipe.plot(data, params)
             if quick:
                 mark_quick(fig)

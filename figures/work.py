@@ -68,14 +68,20 @@ def _find(kind: str, name: str, module: str):
 
 
 def run_item(item, options: RunOptions):
-    """Run one item in this process: a ``RecipeOutcome`` for a recipe, a ``ClaimResult`` for a claim."""
-    if item_kind(item) == "figure":
-        from .runner import progress_factory, run_recipe
+    """Run one item in this process: a ``RecipeOutcome`` for a recipe, a ``ClaimResult`` for a claim;
+    the cycle collector run less often meanwhile (``figures.saving.fewer_collections``: imports, symbolic
+    algebra and compilation allocate as drawing does; eight claims in one process, load ~9: 620 -> 7
+    collections of the youngest generation, 0.49 -> 0.11 s CPU in the collector)."""
+    from .saving import fewer_collections
 
-        bars = progress_module.bar if options.show_progress else progress_factory(False)
-        return run_recipe(item, paths=options.paths, quick=options.quick, force=options.force, progress=bars)
-    return item(quick=options.quick, seed=options.seed,
-                cache=options.paths.cache if options.paths is not None else None)
+    with fewer_collections():
+        if item_kind(item) == "figure":
+            from .runner import progress_factory, run_recipe
+
+            bars = progress_module.bar if options.show_progress else progress_factory(False)
+            return run_recipe(item, paths=options.paths, quick=options.quick, force=options.force, progress=bars)
+        return item(quick=options.quick, seed=options.seed,
+                    cache=options.paths.cache if options.paths is not None else None)
 
 
 def run_named(task):

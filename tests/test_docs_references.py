@@ -15,6 +15,7 @@ references on the built HTML.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import os
 import re
@@ -102,9 +103,12 @@ def test_links_between_documentation_pages_resolve():
     assert not bad, "broken links between pages:\n" + "\n".join(bad)
 
 
-def _defined_tests(path: Path) -> set[str]:
-    return {node.name for node in ast.walk(ast.parse(path.read_text()))
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+@functools.lru_cache(maxsize=None)
+def _defined_tests(path: Path) -> frozenset[str]:
+    """The functions defined in a test file, parsed once per process (the pages name ~250 tests,
+    several per file)."""
+    return frozenset(node.name for node in ast.walk(ast.parse(path.read_text()))
+                     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)))
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from demo_figure import demo_figure, pixels, saved
 from PIL import Image
 
 from figures.paths import OutputPaths
-from figures.saving import fix_layout, save_figure, write_rgb_png
+from figures.saving import GC_YOUNG_THRESHOLD, fewer_collections, fix_layout, save_figure, write_rgb_png
 from figures.style import figure_style
 
 pytestmark = pytest.mark.usefixtures("agg_backend")
@@ -267,3 +267,23 @@ def test_ticks_placed_once_follow_what_they_depend_on():
     for got, expected in zip(placed, reference):
         assert np.array_equal(got, expected)
     assert 0 < computed < asked / 2   # each axis asked several times per draw, placed once
+
+
+def test_fewer_collections_raise_the_youngest_threshold_and_restore_it():
+    import gc
+
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        with fewer_collections():
+            assert gc.get_threshold() == (GC_YOUNG_THRESHOLD, 10, 10)
+            with fewer_collections(10):   # never fewer than the threshold in force
+                assert gc.get_threshold() == (GC_YOUNG_THRESHOLD, 10, 10)
+        assert gc.get_threshold() == (700, 10, 10)
+        with pytest.raises(RuntimeError), fewer_collections(1000):
+            raise RuntimeError("a failing figure")
+        assert gc.get_threshold() == (700, 10, 10)
+        with pytest.raises(ValueError, match="young=0"), fewer_collections(0):
+            pass
+    finally:
+        gc.set_threshold(*before)

@@ -152,3 +152,45 @@ def test_nearest_feasible_in_r_d_maps_drifted_overlaps_to_rank_d_and_keeps_reali
     np.testing.assert_array_equal(kept[:, realisable], exact[:, realisable])
     on_m = nearest_feasible(1.0, 0.3, 0.0, 0.0, 0.0, d=3)
     assert on_m == (1.0, 0.3, 0.0, 0.0, 0.0)
+
+
+_VERDICT_VALUES = [0, 1, 2, -1, 0.0, 1.0, 2.5, -0.5, 5e-324, -5e-324, 1e-300, 2.0**53, 2**53 + 1, 2**60, 10**400,
+                   math.nan, math.inf, -math.inf, True, False, np.float64(3.0), np.float64(-0.0), np.float32(2.0),
+                   np.int64(4)]
+
+
+def _accepted(build):
+    try:
+        build()
+    except ValueError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("field", ["d", "L", "gamma", "eps", "lam"])
+def test_plain_scalars_get_the_verdict_of_the_general_checks(field):
+    """Python ints and floats and numpy float64 fields are checked directly (``theory.parameters._plain``), 0-d
+    arrays by the general checks: both accept and reject the same values."""
+    kwargs = dict(d=10, L=3, gamma=0.5, eps=0.1, lam=0.2)
+    for value in _VERDICT_VALUES:
+        plain, general = dict(kwargs, **{field: value}), dict(kwargs, **{field: np.array(value)})
+        assert _accepted(lambda: Problem(**plain)) == _accepted(lambda: Problem(**general)), (field, value)
+
+
+def test_plain_overlaps_get_the_verdict_of_the_general_checks(rng):
+    """Scalar overlaps (checked directly, ``Overlaps.__post_init__``) and 0-d arrays (the general checks) are accepted
+    and rejected alike, on and near the boundary of the feasible set and out of range."""
+    for d in (2, 3, 4, 6):
+        for _ in range(200):
+            k, v = rng.standard_normal((2, d))
+            k /= np.linalg.norm(k)
+            v /= np.linalg.norm(v)
+            values = np.array([k[0], v[1], v[0], k[1], k @ v]) * (1.0 + rng.choice([0.0, 1e-15, 1e-3, -1e-3]))
+            values[rng.integers(5)] += rng.choice([0.0, 1e-14, 0.5, -2.0])
+            plain = dict(zip(OVERLAP_NAMES, map(float, values)))
+            general = dict(zip(OVERLAP_NAMES, map(np.array, values)))
+            assert _accepted(lambda: Overlaps(**plain)) == _accepted(lambda: Overlaps(**general)), plain
+    for value in _VERDICT_VALUES:
+        plain = dict(kappa=0.1, nu=value)
+        general = dict(kappa=0.1, nu=np.array(value))
+        assert _accepted(lambda: Overlaps(**plain)) == _accepted(lambda: Overlaps(**general)), value

@@ -101,8 +101,8 @@ def test_lean_font_subsets_restores_the_backend():
 
 
 def test_font_tables_decompiled_once_give_the_same_pdf(monkeypatch):
-    """Inside ``lean_font_subsets`` the glyph names, metrics and character maps of a font are decompiled
-    once per process: a PDF saved with them kept (the first save fills them, the next ones reuse
+    """Inside ``lean_font_subsets`` the glyph names, metrics and character maps of a font are decompiled,
+    and its glyph table split into glyphs, once per process: a PDF saved with them kept (the first save fills them, the next ones reuse
     them) is the PDF saved without, byte for byte; the kept tables stay whole; the tables' own
     decompile is back after the block."""
     import contextlib
@@ -116,14 +116,20 @@ def test_font_tables_decompiled_once_give_the_same_pdf(monkeypatch):
             return saved(demo_figure(), "pdf")
 
     monkeypatch.setattr(pdf_fonts, "_DECOMPILED", {})
+    monkeypatch.setattr(pdf_fonts, "_GLYPHS_SPLIT", {})
     with figure_style():
         with monkeypatch.context() as m:
             m.setattr(pdf_fonts, "_tables_decompiled_once", contextlib.nullcontext)
             without = pdf()
-        assert pdf_fonts._DECOMPILED == {}
+        assert pdf_fonts._DECOMPILED == {} == pdf_fonts._GLYPHS_SPLIT
         first = pdf()
         kept = {cls.__name__ for cls, _ in pdf_fonts._DECOMPILED}
         assert {"table__p_o_s_t", "table__h_m_t_x"} <= kept and any(k.startswith("cmap_format") for k in kept)
+        # each font's glyph table split once: every glyph of the font (~6,000 in DejaVu Sans), each
+        # subset given new glyphs of the kept pieces (subsetting expands and trims the glyphs it keeps)
+        split = {key[0].__name__: len(pieces) for key, pieces in pdf_fonts._GLYPHS_SPLIT.items()}
+        assert set(split) == {"table__g_l_y_f"} and min(split.values()) > 1000
+        pieces = dict(pdf_fonts._GLYPHS_SPLIT)
         sizes = {key: {k: len(v) for k, v in attrs.items() if isinstance(v, (list, dict))}
                  for key, attrs in pdf_fonts._DECOMPILED.items()}
         second, third = pdf(), pdf()
@@ -133,7 +139,9 @@ def test_font_tables_decompiled_once_give_the_same_pdf(monkeypatch):
                      for key, attrs in pdf_fonts._DECOMPILED.items()}
     assert max(len(attrs["metrics"]) for (cls, _), attrs in pdf_fonts._DECOMPILED.items()
                if cls.__name__ == "table__h_m_t_x") > 1000
-    assert not any(getattr(getTableClass(tag).decompile, "decompiled_once", False) for tag in ("post", "hmtx"))
+    assert pdf_fonts._GLYPHS_SPLIT.keys() == pieces.keys()   # the later PDFs split no glyph table again
+    assert all(pdf_fonts._GLYPHS_SPLIT[key] is kept for key, kept in pieces.items())
+    assert not any(getattr(getTableClass(tag).decompile, "decompiled_once", False) for tag in ("post", "hmtx", "glyf"))
 
 
 def test_a_table_decompiled_once_is_handed_out_as_copies():

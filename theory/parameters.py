@@ -42,6 +42,20 @@ def _entry(fields: dict, index) -> str:
     return f"{picked!r} (entry {tuple(int(i) for i in index)} of arrays of shape {shape})"
 
 
+# Fields of these types are checked directly in Python (``_plain``); any other type, and any plain value that
+# fails there, takes the general checks (the same verdicts; the general checks raise the messages).
+_PLAIN_FLOATS = (float, np.float64)
+_PLAIN_MAX = float(2**53)   # plain ints beyond this (and past the float64 range) take the general checks
+
+
+def _plain(value) -> bool:
+    """``value`` is a finite Python float or numpy float64, or a Python int of magnitude <= 2^53 (not a bool)."""
+    kind = type(value)
+    if kind is int:
+        return -_PLAIN_MAX <= value <= _PLAIN_MAX
+    return kind in _PLAIN_FLOATS and math.isfinite(value)
+
+
 def _positive_integer(name: str, value) -> None:
     arr = as_real_array(name, value)
     _check(name, value, (arr >= 1) & (arr == np.round(arr)), "a positive integer")
@@ -72,6 +86,10 @@ class Task:
     eps: float = 0.0
 
     def __post_init__(self):
+        d, L, gamma, eps = self.d, self.L, self.gamma, self.eps
+        if (_plain(d) and _plain(L) and _plain(gamma) and _plain(eps) and d >= 1 and L >= 1
+                and float(d).is_integer() and float(L).is_integer() and gamma > 0 and eps >= 0):
+            return
         _positive_integer("d", self.d)
         _positive_integer("L", self.L)
         gamma = as_real_array("gamma", self.gamma)
@@ -105,6 +123,8 @@ class Problem(Task):
 
     def __post_init__(self):
         super().__post_init__()
+        if _plain(self.lam) and self.lam > 0:
+            return
         lam = as_real_array("lam", self.lam)
         _check("lam", self.lam, lam > 0, "> 0 (lambda, the erf inverse temperature)")
 
@@ -141,6 +161,13 @@ class Overlaps:
     rho: float = 0.0
 
     def __post_init__(self):
+        values = self.as_tuple()
+        if all(_plain(x) and abs(x) <= 1 + PSD_TOL for x in values):
+            kappa, nu, theta, eta, rho = (float(x) for x in values)
+            gram = np.array([[1.0, rho, kappa, eta], [rho, 1.0, theta, nu], [kappa, theta, 1.0, 0.0],
+                             [eta, nu, 0.0, 1.0]])   # gram_matrix of scalars, without its stacking
+            if np.linalg.eigvalsh(gram)[0] >= -PSD_TOL:
+                return
         for name in OVERLAP_NAMES:
             value = getattr(self, name)
             arr = as_real_array(name, value)
