@@ -129,18 +129,24 @@ class Problem(Task):
         _check("lam", self.lam, lam > 0, "> 0 (lambda, the erf inverse temperature)")
 
 
-def gram_matrix(kappa, nu, theta, eta, rho) -> np.ndarray:
-    """Gram matrix of (k, v, k*, v*) with the overlaps of docs/math/task.md#overlaps-and-the-manifold-m, shape (..., 4, 4)."""
-    kappa, nu, theta, eta, rho = np.broadcast_arrays(
-        *(np.asarray(x, dtype=float) for x in (kappa, nu, theta, eta, rho))
-    )
-    one, zero = np.ones_like(kappa), np.zeros_like(kappa)
-    rows = [
+def _gram_rows(kappa, nu, theta, eta, rho, one, zero) -> list:
+    """The rows of the Gram matrix of (k, v, k*, v*) (k*, v* orthonormal)."""
+    return [
         [one, rho, kappa, eta],
         [rho, one, theta, nu],
         [kappa, theta, one, zero],
         [eta, nu, zero, one],
     ]
+
+
+def gram_matrix(kappa, nu, theta, eta, rho) -> np.ndarray:
+    """Gram matrix of (k, v, k*, v*) with the overlaps of docs/math/task.md#overlaps-and-the-manifold-m, shape (..., 4, 4)
+    (five Python floats: built directly, shape (4, 4), without the broadcasting and stacking)."""
+    values = (kappa, nu, theta, eta, rho)
+    if all(type(x) is float for x in values):
+        return np.array(_gram_rows(*values, 1.0, 0.0))
+    kappa, nu, theta, eta, rho = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in values))
+    rows = _gram_rows(kappa, nu, theta, eta, rho, np.ones_like(kappa), np.zeros_like(kappa))
     return np.stack([np.stack(r, axis=-1) for r in rows], axis=-2)
 
 
@@ -163,10 +169,7 @@ class Overlaps:
     def __post_init__(self):
         values = self.as_tuple()
         if all(_plain(x) and abs(x) <= 1 + PSD_TOL for x in values):
-            kappa, nu, theta, eta, rho = (float(x) for x in values)
-            gram = np.array([[1.0, rho, kappa, eta], [rho, 1.0, theta, nu], [kappa, theta, 1.0, 0.0],
-                             [eta, nu, 0.0, 1.0]])   # gram_matrix of scalars, without its stacking
-            if np.linalg.eigvalsh(gram)[0] >= -PSD_TOL:
+            if np.linalg.eigvalsh(gram_matrix(*(float(x) for x in values)))[0] >= -PSD_TOL:
                 return
         for name in OVERLAP_NAMES:
             value = getattr(self, name)
