@@ -53,13 +53,17 @@ def _module(item) -> str:
 
 
 def _find(kind: str, name: str, module: str):
-    """The item ``name`` of kind ``kind``: a recipe in its own module (``find_recipe``), a claim in
-    ``module`` first, then among all claims (importing every recipe and claim costs a worker seconds)."""
+    """The item ``name`` of kind ``kind`` in ``module``, the module the planning process found it in
+    (a recipe module holds one recipe, a claim module several); else a recipe by ``find_recipe``, a
+    claim among all claims (importing every recipe and claim costs a worker seconds)."""
     from . import registry, verify
 
+    found_in = importlib.import_module(module)
     if kind == "figure":
+        if getattr(found_in, "NAME", None) == name:
+            return registry.Recipe.from_module(found_in)
         return registry.find_recipe(name)
-    found = [item for item in vars(importlib.import_module(module)).values()
+    found = [item for item in vars(found_in).values()
              if isinstance(item, verify.Claim) and item.name == name]
     found = found or [item for item in verify.discover_claims() if item.name == name]
     if not found:

@@ -50,6 +50,30 @@ def test_law_claim_fails_when_the_orthogonal_noise_is_dropped(monkeypatch):
     assert result.status == "fail" and result.measured > result.tolerance
 
 
+def test_min_ks_pvalue_is_the_minimum_of_every_test():
+    """The law claim's min p (one exact p-value, at the largest D) equals the minimum of ks_2samp over every
+    step and overlap: samples with ties (rounded values) and without, equal and unequal sizes, a shifted one."""
+    import types
+
+    from scipy.stats import ks_2samp
+
+    import figures.verify.claims.sgd as sgd_claims
+    from theory import OVERLAP_NAMES
+
+    rng = np.random.default_rng(11)
+    for n_a, n_b, digits in ((300, 300, None), (300, 300, 1), (250, 400, 2)):
+        draw = lambda n: rng.standard_normal((4, n)) if digits is None else np.round(rng.standard_normal((4, n)), digits)
+        a = types.SimpleNamespace(**{name: draw(n_a) for name in OVERLAP_NAMES})
+        b = types.SimpleNamespace(**{name: draw(n_b) + (0.2 if name == "rho" else 0.0) for name in OVERLAP_NAMES})
+        steps = (1, 3)
+        expected = min(float(ks_2samp(getattr(a, name)[s], getattr(b, name)[s]).pvalue)
+                       for s in steps for name in OVERLAP_NAMES)
+        assert sgd_claims._min_ks_pvalue(a, b, steps) == expected
+    a.kappa[1, 0] = np.nan
+    with pytest.raises(ArithmeticError):
+        sgd_claims._min_ks_pvalue(a, b, steps)
+
+
 def test_determinism_claim_fails_when_the_serial_path_loses_the_run_order(monkeypatch):
     class Reordering(executors._Serial):
         def submit(self, fn, seeds):

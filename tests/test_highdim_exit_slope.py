@@ -92,3 +92,13 @@ def test_exit_time_slope_in_log_d_is_the_window_slope():
     assert abs(b - b_w) <= tol_w, (b, b_se, b_w, tol_w)
     assert abs(b - b_lin) <= tol_lin, (b, b_se, b_lin, tol_lin)
     assert max(tol_w, tol_lin) < 0.5 * min(b_lin, 1 / mu[-1] - b_lin), "too weak to reject slopes 0 and 1/mu"
+
+
+def test_half_normal_quantile_is_scipys_to_the_bit():
+    from scipy.stats import halfnorm
+
+    from numerics.highdim.escape import half_normal_ppf
+
+    q = np.concatenate([np.linspace(1e-9, 1 - 1e-9, 20_001), [0.25, 0.5, 0.75]])
+    assert np.array_equal(half_normal_ppf(q), halfnorm.ppf(q))
+    assert half_normal_ppf(0.0) == 0.0 and half_normal_ppf(1.0) == np.inf

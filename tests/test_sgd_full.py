@@ -124,3 +124,18 @@ def test_full_simulator_rejects_bad_input(rng):
         online_sgd_full(problem, k, v, ks, vs, log_every=0, **kw)
     with pytest.raises(ValueError, match="test_size"):
         online_sgd_full(problem, k, v, ks, vs, test_size=-1, **kw)
+
+
+@pytest.mark.parametrize("engine", ["kernel", "numpy"])
+def test_without_population_risk_the_same_overlaps(engine):
+    """population_risk=False (the full runs of the claim sgd-reduced-equals-full-in-law): the same overlaps bit
+    for bit, no population risk; with it, the closed form of each logged step."""
+    d, n_runs = 7, 3
+    problem = Problem(d=d, L=4, eps=0.1, lam=1.0)
+    vectors = [np.tile(x, (n_runs, 1)) for x in vectors_from_overlaps(POINT, d, np.random.default_rng(1))]
+    kw = dict(alpha=0.05, n_steps=6, batch_size=3, log_every=2, engine=engine)
+    with_risk = online_sgd_full(problem, *vectors, rng=np.random.default_rng(2), **kw)
+    bare = online_sgd_full(problem, *vectors, rng=np.random.default_rng(2), population_risk=False, **kw)
+    assert bare.population_risk is None and with_risk.population_risk.shape == with_risk.kappa.shape
+    for name in OVERLAP_NAMES:
+        assert np.array_equal(getattr(bare, name), getattr(with_risk, name))

@@ -24,7 +24,7 @@ import dataclasses
 
 import numpy as np
 from scipy.integrate import solve_ivp
-from scipy.stats import halfnorm
+from scipy.special import ndtri
 
 from theory.highdim import gradient_moments, task_scalars
 
@@ -37,6 +37,11 @@ __all__ = ["EscapePrediction", "escape_prediction", "saddle_escape", "alignment_
 
 _EPS_START = 1e-3
 
+
+def half_normal_ppf(q):
+    """The q-quantile of |Z|, Z ~ N(0, 1): Phi^-1((1 + q) / 2) (the formula of ``scipy.stats.halfnorm.ppf``, the same
+    bits, without loading scipy.stats, ~0.7 s of imports)."""
+    return ndtri((1.0 + np.asarray(q, dtype=float)) / 2.0)
 
 @dataclasses.dataclass(frozen=True)
 class EscapePrediction:
@@ -128,6 +133,6 @@ def escape_prediction(problem, *, c=None, batch_size=1, delta=0.05, quantiles=(0
             raise RuntimeError(f"the effective ODE from eps r does not align by t_max={t_max}")
         tau_after = float(grid[np.argmax(ok)])
     q = np.asarray(quantiles, dtype=float)
-    xi = sigma * halfnorm.ppf(q)
+    xi = sigma * half_normal_ppf(q)
     times = tau_after + np.log(_EPS_START / xi) / mu
     return EscapePrediction(mu, r, sigma, tau_after, q, times)

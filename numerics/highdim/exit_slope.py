@@ -15,12 +15,11 @@ like ``escape_window``'s: the first logged time with max(|(kappa, nu)|, |(theta,
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import halfnorm
 
 from ..dynamics.initial import sample_initial_overlaps
 from ..montecarlo.rate_fits import weighted_slope
 from .effective_flow import check_highdim_settings
-from .escape import saddle_escape
+from .escape import half_normal_ppf, saddle_escape
 
 __all__ = ["linear_exit_time", "sgd_exit_times", "median_standard_error", "log_d_slope"]
 
@@ -35,7 +34,7 @@ def linear_exit_time(problem, *, c, batch_size=1, exit_radius, q=0.5) -> float:
     if not 0.0 < q < 1.0:
         raise ValueError(f"q={q!r} is not allowed: need 0 < q < 1")
     mu, _, sigma = saddle_escape(problem, c=c, batch_size=batch_size)
-    return float(np.log(R / (sigma * halfnorm.ppf(1.0 - q))) / mu)
+    return float(np.log(R / (sigma * half_normal_ppf(1.0 - q))) / mu)
 
 
 def sgd_exit_times(problem, *, c, batch_size=1, n_runs, rng, exit_radius, t_max, log_dt=0.01):

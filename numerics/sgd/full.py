@@ -196,7 +196,7 @@ def _run_streams(rng, n_runs: int, *, as_states: bool, with_test: bool):
 def online_sgd_full(problem, k, v, k_star, v_star, *, alpha: float, n_steps: int,
                     batch_size: int, rng, log_every: int = 1,
                     test_size: int = 0, progress: bool = False, loss_grad=None,
-                    engine: str = "kernel") -> SGDTrajectory:
+                    engine: str = "kernel", population_risk: bool = True) -> SGDTrajectory:
     """Run online SGD (module docstring) from (k, v) for n_runs independent runs at once.
 
     k, v, k_star, v_star: arrays (n_runs, d), d = problem.d, unit rows, k* ⟂ v*.
@@ -212,7 +212,7 @@ def online_sgd_full(problem, k, v, k_star, v_star, *, alpha: float, n_steps: int
     (``numerics.nonlinearity.sgd``; always the NumPy route); test_size must then be 0.
     ``engine``: "kernel" (compiled, ``numerics.kernels.sgd_full_step``, the default) or "numpy" (the
     reference route): the same random numbers, the same trajectories to round-off
-    (docs/math/kernels.md#full-sgd).
+    (docs/math/kernels.md#full-sgd). ``population_risk`` False: no closed-form risk is logged (None).
     """
     check_engine(engine)
     d, L, gamma, eps = check_settings(problem, alpha, n_steps, batch_size, log_every, test_size)
@@ -247,4 +247,4 @@ def online_sgd_full(problem, k, v, k_star, v_star, *, alpha: float, n_steps: int
     else:
         _advance_numpy(k, v, k_star, v_star, train, lam, alpha, batch_size, shape, loss_grad, steps, record)
     bar.close()
-    return log.result(lam, "fixed" if test_size > 0 else "none", (d, L, gamma, eps), alpha, batch_size)
+    return log.result(lam, "fixed" if test_size > 0 else "none", shape, alpha, batch_size, population_risk)

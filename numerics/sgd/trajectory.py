@@ -230,10 +230,11 @@ class TrajectoryLog:
         self.filled[i, runs] = True
         self.row += row is None
 
-    def result(self, lam_path, kind, shape, alpha, batch_size) -> SGDTrajectory:
+    def result(self, lam_path, kind, shape, alpha, batch_size, population_risk=True) -> SGDTrajectory:
         if not self.filled.all():
             raise RuntimeError(f"logged {self.filled.all(axis=1).sum()} of {len(self.steps)} steps")
-        return logged_trajectory(self.steps, lam_path, self.arrays, self.test, kind, shape, alpha, batch_size)
+        return logged_trajectory(self.steps, lam_path, self.arrays, self.test, kind, shape, alpha, batch_size,
+                                 population_risk)
 
 
 def logged_trajectory(steps, lam_path, overlaps: dict, test_risk, kind, shape, alpha, batch_size,

@@ -119,13 +119,13 @@ def closure_against_sgd(n_runs, t_end, rng):
        "Mean online SGD at step c/d follows the effective ODE with the covariance of the overlaps (moment "
        "closure): the O(c) effect of the fast fluctuations of s theta, which the drift alone misses", cost=0.48)  # slr reproduce's cost at load ~1.8 (3efa497) scaled by the claim's own before/after, measured back to back
 def highdim_fluctuation_closure(quick: bool, rng) -> Check:
-    from scipy.stats import t as student
+    from scipy.special import stdtrit  # Student t quantiles (scipy.stats.t.isf = -stdtrit, without its imports)
 
     n_runs = _CLOSURE_RUNS[quick]
     rows = closure_against_sgd(n_runs, _CLOSURE_T[quick], rng)
     m = len(rows)
     # standard errors estimated from the runs: Student t quantile with n_runs - 1 dof
-    z_crit = float(student.isf(_FAMILY / (2 * m), n_runs - 1))
+    z_crit = float(-stdtrit(n_runs - 1, _FAMILY / (2 * m)))
     plain = max(abs(r[1]) for r in rows)
     return z_family_check(
         method=f"numerics.online_sgd_reduced, {n_runs} runs from (kappa, nu) = (0.2, 0.2) on M, "

@@ -51,13 +51,13 @@ def sup_bounds(out, name, z):
        "flow, over the whole run (largest error of kappa and nu over the logged times)",
        figure="highdim_paper_sgd", cost=0.21)  # measured in slr verify of the high-dimensional claims (2 workers, full mode, load ~8)
 def highdim_paper_sgd(quick: bool, rng, figure) -> Check:
-    from scipy.stats import t as student
+    from scipy.special import stdtrit  # Student t quantiles (scipy.stats.t.isf = -stdtrit, without its imports)
 
     out, counts = paper_comparison(figure)
     m = 2 * out.sgd_mean[:2, 1:].size
     # simultaneous over both predictions, every overlap and time (Bonferroni); the standard errors are
     # estimated from the runs: Student t quantile with (runs at that time) - 1 dof
-    z = student.isf(_FAMILY / (2 * m), counts[1:] - 1)
+    z = -stdtrit(counts[1:] - 1, _FAMILY / (2 * m))
     lower_pop, _ = sup_bounds(out, "population", z)
     _, upper_eff = sup_bounds(out, _TESTED, z)
     measured = upper_eff / lower_pop if lower_pop > 0 else float("inf")

@@ -48,13 +48,30 @@ def _tile(overlaps, n):
     return Overlaps(**{k: np.full(n, float(x)) for k, x in overlaps.as_dict().items()})
 
 
+def _ks_statistic(x, y) -> float:
+    """The two-sided two-sample KS statistic D = max |F_x - F_y| over the pooled sample, as
+    ``scipy.stats.ks_2samp`` computes it (the same float: empirical CDFs count / n by ``searchsorted``)."""
+    x, y = np.sort(x), np.sort(y)
+    pooled = np.concatenate((x, y))
+    return float(np.max(np.abs(np.searchsorted(x, pooled, side="right") / x.size
+                                - np.searchsorted(y, pooled, side="right") / y.size)))
+
+
 def _min_ks_pvalue(a, b, steps) -> float:
+    """min over the logged steps ``steps`` and the five overlaps of ks_2samp(a, b).pvalue. The samples
+    of every test have the same sizes (n_a, n_b), and ks_2samp's p-value is a non-increasing function of
+    D for given sizes (the exact law's tail P(D >= d)), so the minimum is the p-value of the test of
+    largest D: D is computed for every test (``_ks_statistic``) and ks_2samp runs once, on that test
+    (~0.1 ms per D against ~3 ms per exact p-value at 2,000 runs). Non-finite overlaps raise."""
     from scipy.stats import ks_2samp
 
     from theory import OVERLAP_NAMES
 
-    return min(float(ks_2samp(getattr(a, name)[s], getattr(b, name)[s]).pvalue)
-               for s in steps for name in OVERLAP_NAMES)
+    pairs = [(getattr(a, name)[s], getattr(b, name)[s]) for s in steps for name in OVERLAP_NAMES]
+    if not all(np.all(np.isfinite(x)) and np.all(np.isfinite(y)) for x, y in pairs):
+        raise ArithmeticError("non-finite overlaps in the samples compared: the simulators diverged")
+    worst = max(range(len(pairs)), key=lambda i: _ks_statistic(*pairs[i]))
+    return float(ks_2samp(*pairs[worst]).pvalue)
 
 
 @claim("sgd-reduced-equals-full-in-law",
@@ -78,7 +95,7 @@ def reduced_equals_full_in_law(quick: bool, rng) -> Check:
                    else Problem(d=d, L=10, eps=0.1, lam=lam0))
         kw = dict(n_steps=max(steps), batch_size=5, log_every=1)  # the overlaps are compared, not the risks
         vectors = [np.tile(x, (n_runs, 1)) for x in vectors_from_overlaps(start, d, rng)]
-        full = online_sgd_full(problem, *vectors, alpha=alpha, rng=rng, **kw)
+        full = online_sgd_full(problem, *vectors, alpha=alpha, rng=rng, population_risk=False, **kw)
         reduced = online_sgd_reduced(problem, _tile(start, n_runs), alpha=alpha, rng=rng, population_risk=False, **kw)
         p_case = _min_ks_pvalue(full, reduced, steps)
         case = per_case[f"d={d}, alpha={alpha:g}, lambda_t={lam0:g}/(1+{rate:g} t)"] = {
