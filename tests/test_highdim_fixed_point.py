@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from numerics.highdim import (aligned_fixed_point, critical_step, fast_mode, fixed_point_branch, per_run_drift,
-                              per_run_drift_on_m)
+                              per_run_drift_on_m, stability_jacobian)
 from theory import Problem
 from theory.highdim import effective_drift
 
@@ -62,6 +62,22 @@ def test_per_run_drift_on_m_averages_both_points_when_the_fast_mode_is_not_off_m
     assert np.array_equal(one, full)
     monkeypatch.setattr(per_run, "fast_mode", true_mode)
     assert not np.array_equal(per_run_drift_on_m(PROBLEM, (0.8, 0.9), c=0.5, batch_size=1), one)
+
+
+def test_stability_jacobian_on_m_is_the_central_difference_jacobian():
+    """On M the block route (docs/math/highdim.md#the-drift-of-one-run-on-m) gives the 5 x 5 central differences of
+    per_run_drift to their own noise, (quadrature noise 1e-13) / h (fixed_point._eigen_step; measured ~1e-11); off M
+    the central differences themselves, bit for bit."""
+    from numerics.highdim.differences import central_jacobian
+    from numerics.highdim.fixed_point import _eigen_step
+
+    fp = aligned_fixed_point(PROBLEM, c=3.0, batch_size=1, start=(0.3, 0.75), quadrature_step=0.4)
+    h = _eigen_step(D)
+    kw = {"c": 3.0, "batch_size": 1, "quadrature_step": 0.4}
+    for x, exact in (((fp.kappa, fp.nu, 0.0, 0.0, 0.0), False), ((fp.kappa, fp.nu, 0.01, -0.02, 0.005), True)):
+        full = central_jacobian(lambda y: per_run_drift(PROBLEM, y, **kw), np.array(x), h)
+        block = stability_jacobian(PROBLEM, x, **kw)
+        assert np.array_equal(block, full) if exact else np.max(np.abs(block - full)) <= 1e-13 / h, block - full
 
 
 def test_fast_mode_is_the_theta_rho_relaxation():
