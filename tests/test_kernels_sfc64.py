@@ -55,13 +55,17 @@ def _chisquare_draws():
     """Compiled once per process and cached with the kernels (tests/compiled_in_tests.py)."""
     from compiled_in_tests import njit_over_kernels
 
-    from numerics.kernels.sfc64 import sfc64_chisquare
+    from numerics.kernels.sfc64 import gamma_constants, sfc64_chisquare, sfc64_chisquare_above_two
 
     @njit_over_kernels
-    def draws(state, df, out):
+    def draws(state, df, out, hoisted):
         a, b, c, w = state[0], state[1], state[2], state[3]
+        bb, cc = gamma_constants(df / 2.0)
         for i in range(out.size):
-            out[i], a, b, c, w = sfc64_chisquare(df, a, b, c, w)
+            if hoisted:
+                out[i], a, b, c, w = sfc64_chisquare_above_two(bb, cc, a, b, c, w)
+            else:
+                out[i], a, b, c, w = sfc64_chisquare(df, a, b, c, w)
         state[0], state[1], state[2], state[3] = a, b, c, w
 
     return draws
@@ -78,7 +82,22 @@ def test_chisquare_draws_and_state_are_numpys(df):
     draws = _chisquare_draws()
     ref, ker = (np.random.Generator(np.random.SFC64(int(df * 10))) for _ in range(2))
     out, state = np.empty(100_000), sfc64_state(ker)
-    draws(state, df, out)
+    draws(state, df, out, False)
+    np.testing.assert_array_equal(out, ref.chisquare(df, out.size))
+    np.testing.assert_array_equal(state, sfc64_state(ref))
+
+
+@pytest.mark.parametrize("df", [2.5, 3.0, 76.0, 9996.0])
+def test_chisquare_above_two_with_constants_formed_once_is_numpys(df):
+    """``sfc64_chisquare_above_two`` with ``gamma_constants(df / 2)`` formed once before the loop (as
+    ``sgd_noise.noise_draws`` draws the Bartlett variables) against ``Generator.chisquare``: 10^5 draws bit for bit
+    and the same final state (df 9996: the high-dimensional figures' Wishart degrees of freedom)."""
+    from numerics.kernels.sfc64 import sfc64_state
+
+    draws = _chisquare_draws()
+    ref, ker = (np.random.Generator(np.random.SFC64(int(df * 10) + 1)) for _ in range(2))
+    out, state = np.empty(100_000), sfc64_state(ker)
+    draws(state, df, out, True)
     np.testing.assert_array_equal(out, ref.chisquare(df, out.size))
     np.testing.assert_array_equal(state, sfc64_state(ref))
 

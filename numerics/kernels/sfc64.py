@@ -13,7 +13,9 @@ the state NumPy would (``sfc64_state`` before the loop, ``set_sfc64_state`` afte
 (0.7% of draws: the wedges and the tail beyond r = 3.654) are a separate, not inlined function.
 ``sfc64_chisquare`` is ``Generator.chisquare``'s draw (``random_chisquare``: 2 ``random_standard_gamma(df / 2)``,
 Marsaglia and Tsang's method above shape 1, the exponential ziggurat and Johnk-type rejection at or below it)
-on the same state, again bit for bit (tests/test_kernels_sfc64.py).
+on the same state, again bit for bit (tests/test_kernels_sfc64.py); ``sfc64_chisquare_above_two`` is the same draw
+for df > 2 with Marsaglia and Tsang's constants (``gamma_constants``, a square root and a division) formed once
+by the caller for a loop of draws of one df, not at every draw.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ import numpy as np
 
 from ._jit import jit
 
-__all__ = ["sfc64_state", "set_sfc64_state", "on_sfc64_state", "sfc64_next", "sfc64_normal", "sfc64_chisquare"]
+__all__ = ["sfc64_state", "set_sfc64_state", "on_sfc64_state", "sfc64_next", "sfc64_normal", "sfc64_chisquare",
+           "gamma_constants", "sfc64_chisquare_above_two"]
 
 _U1, _U3, _U8, _U11, _U24, _U40 = (np.uint64(k) for k in (1, 3, 8, 11, 24, 40))
 _LOW8, _MANTISSA = np.uint64(0xFF), np.uint64(0x000FFFFFFFFFFFFF)
@@ -155,8 +158,21 @@ def _sfc64_gamma(shape, a, b, c, w):
                 X = (1.0 - shape + shape * Y) ** (1.0 / shape)
                 if X <= V + Y:
                     return X, a, b, c, w
+    bb, cc = gamma_constants(shape)
+    return _marsaglia_tsang(bb, cc, a, b, c, w)
+
+
+@jit(inline=True)
+def gamma_constants(shape):
+    """Marsaglia and Tsang's constants of a shape above 1, as ``random_standard_gamma`` forms them:
+    (b, c) = (shape - 1/3, 1/sqrt(9 b)) (``sfc64_chisquare_above_two``)."""
     bb = shape - 1.0 / 3.0
-    cc = 1.0 / np.sqrt(9 * bb)
+    return bb, 1.0 / np.sqrt(9 * bb)
+
+
+@jit(inline=True)
+def _marsaglia_tsang(bb, cc, a, b, c, w):
+    """``random_standard_gamma``'s draw above shape 1 given ``gamma_constants`` (bb, cc): (x, state)."""
     while True:
         while True:
             X, a, b, c, w = sfc64_normal(a, b, c, w)
@@ -175,4 +191,12 @@ def _sfc64_gamma(shape, a, b, c, w):
 def sfc64_chisquare(df, a, b, c, w):
     """NumPy's ``Generator.chisquare(df)`` draw (2 standard_gamma(df / 2)) from the state: (x, a, b, c, w)."""
     x, a, b, c, w = _sfc64_gamma(df / 2.0, a, b, c, w)
+    return 2.0 * x, a, b, c, w
+
+
+@jit(inline=True)
+def sfc64_chisquare_above_two(bb, cc, a, b, c, w):
+    """``sfc64_chisquare(df)`` for df > 2 given ``gamma_constants(df / 2)`` (bb, cc), which a loop of draws of one df
+    forms once (the same numbers): (x, a, b, c, w)."""
+    x, a, b, c, w = _marsaglia_tsang(bb, cc, a, b, c, w)
     return 2.0 * x, a, b, c, w
