@@ -120,11 +120,22 @@ def zeta_tt_at_zero(g):
     return 8.0 / np.pi / c2 / c2 / np.hypot(1.0, 2.0 * g)
 
 
-def zeta_t(t, g):
-    """d/dt zeta(t, g) = (2/c2) erf(t/c1) erf'(t/c2) (docs/math/risk.md#derivatives-of-zeta)."""
+def _arguments(t, g):
+    """(c1, c2, u, w) with u = t/c1, w = t/c2 (module docstring), as float arrays."""
     t, g = np.asarray(t, dtype=float), np.asarray(g, dtype=float)
     c1, c2 = _c1_c2(g)
-    return (2.0 / c2) * erf(t / c1) * erf_prime(t / c2)
+    return c1, c2, t / c1, t / c2
+
+
+def _t(c2, eu, pw):
+    """zeta_t from erf(u) and erf'(w)."""
+    return (2.0 / c2) * eu * pw
+
+
+def zeta_t(t, g):
+    """d/dt zeta(t, g) = (2/c2) erf(t/c1) erf'(t/c2) (docs/math/risk.md#derivatives-of-zeta)."""
+    c1, c2, u, w = _arguments(t, g)
+    return _t(c2, erf(u), erf_prime(w))
 
 
 def _tt(c1, c2, eu, pu, pw, sw):
@@ -139,27 +150,21 @@ def _ttt(c1, c2, eu, pu, su, pw, sw, tw):
 
 def zeta_tt(t, g):
     """d^2/dt^2 zeta(t, g), the derivative of ``zeta_t`` (formula in the module docstring)."""
-    t, g = np.asarray(t, dtype=float), np.asarray(g, dtype=float)
-    c1, c2 = _c1_c2(g)
-    u, w = t / c1, t / c2
+    c1, c2, u, w = _arguments(t, g)
     return _tt(c1, c2, erf(u), erf_prime(u), erf_prime(w), erf_second(w))
 
 
 def zeta_ttt(t, g):
     """d^3/dt^3 zeta(t, g), the derivative of ``zeta_tt`` (formula in the module docstring)."""
-    t, g = np.asarray(t, dtype=float), np.asarray(g, dtype=float)
-    c1, c2 = _c1_c2(g)
-    u, w = t / c1, t / c2
+    c1, c2, u, w = _arguments(t, g)
     return _ttt(c1, c2, erf(u), erf_prime(u), erf_second(u), erf_prime(w), erf_second(w), erf_third(w))
 
 
 def zeta_t_derivatives(t, g):
     """(zeta_t, zeta_tt, zeta_ttt)(t, g) with erf(t/c1) and each exp evaluated once: the values of the three
     functions, operation for operation (the gradient of the closed form needs all three at one point)."""
-    t, g = np.asarray(t, dtype=float), np.asarray(g, dtype=float)
-    c1, c2 = _c1_c2(g)
-    u, w = t / c1, t / c2
+    c1, c2, u, w = _arguments(t, g)
     eu = erf(u)
     pu, su, _ = erf_derivatives(u)
     pw, sw, tw = erf_derivatives(w)
-    return (2.0 / c2) * eu * pw, _tt(c1, c2, eu, pu, pw, sw), _ttt(c1, c2, eu, pu, su, pw, sw, tw)
+    return _t(c2, eu, pw), _tt(c1, c2, eu, pu, pw, sw), _ttt(c1, c2, eu, pu, su, pw, sw, tw)
