@@ -12,7 +12,6 @@ A true relative error delta is detected with probability >= power when
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import ndtri   # Phi^-1; scipy.stats (~1 s of imports) is not needed for it
 
 __all__ = ["bonferroni_z", "power_z", "sd_with_stderr"]
 
@@ -25,6 +24,8 @@ def bonferroni_z(rate: float, m: int = 1) -> float:
         raise ValueError(f"rate={rate!r} is not allowed: the false-failure rate must be in (0, 1)")
     if not (isinstance(m, int) and m >= 1):
         raise ValueError(f"m={m!r} is not allowed: the number of tests must be an integer >= 1")
+    from scipy.special import ndtri   # Phi^-1, here: importing every claim (``slr``'s planning) needs no scipy
+
     return float(-ndtri(rate / (2 * m)))
 
 
@@ -33,6 +34,8 @@ def power_z(power: float) -> float:
     probability ``power`` beyond a critical value (module docstring)."""
     if not 0 < power < 1:
         raise ValueError(f"power={power!r} is not allowed: need 0 < power < 1")
+    from scipy.special import ndtri   # Phi^-1 (scipy.stats, ~1 s of imports, is not needed for it)
+
     return float(ndtri(power))
 
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from theory.risk_roundoff import RISK_ROUNDINGS
-
 from ..framework import Check, claim
 from ..checks import EPS, random_problem
 
@@ -62,6 +60,7 @@ def _expectation_form(problem):
        "+ (L-1) zeta(0, lambda), zeta(0, lambda) = (2/pi) arcsin(2 lambda^2/(1+2 lambda^2))", cost=0.65)
 def oracle_matches_expectation(quick: bool, rng) -> Check:
     from theory import oracle_risk
+    from theory.risk_roundoff import RISK_ROUNDINGS
     from theory.zeta import ZETA_MAX_RELATIVE_ERROR
 
     errors, differences = [], []
@@ -90,7 +89,7 @@ def oracle_matches_general_form(quick: bool, rng) -> Check:
     from theory import Overlaps, population_risk
     from theory.zeta import ZETA_MAX_RELATIVE_ERROR
 
-    from theory.risk_roundoff import risk_term_scale
+    from theory.risk_roundoff import RISK_ROUNDINGS, risk_term_scale
 
     # Independent routes: the general closed form (theory.risk: Owen's T zeta, erf algebra) against
     # the expectation by mpmath quadrature and arcsin (no code shared with theory.risk or theory.zeta).
