@@ -33,7 +33,8 @@ from __future__ import annotations
 import contextlib
 import functools
 
-__all__ = ["shared_mathtext", "shared_cache_info", "shared_text_metrics", "shared_metrics_info", "shared_layouts_info"]
+__all__ = ["renderer_kind", "shared_mathtext", "shared_cache_info", "shared_text_metrics", "shared_metrics_info",
+           "shared_layouts_info"]
 
 
 class _Request:
@@ -118,7 +119,9 @@ def shared_mathtext():
         del MathTextParser._parse_uncached
 
 
-def _renderer_kind(renderer) -> tuple:
+def renderer_kind(renderer) -> tuple:
+    """What a text's size on ``renderer`` depends on besides the text: the renderer's class and
+    resolution, and those of the renderer it draws with (a PDF's mixed-mode renderer)."""
     inner = getattr(renderer, "_renderer", None)   # a PDF's mixed-mode renderer draws with this one
     return type(renderer), getattr(renderer, "dpi", None), type(inner), getattr(inner, "dpi", None)
 
@@ -146,13 +149,13 @@ def shared_text_metrics():
 
     def shared(renderer, string, fontprop, ismath, dpi):
         prop = fontprop.copy()   # FontProperties are mutable: the key keeps the values asked for
-        return _measured(_Request((_renderer_kind(renderer), rc, string, prop, ismath, dpi),
+        return _measured(_Request((renderer_kind(renderer), rc, string, prop, ismath, dpi),
                                   lambda: measure(renderer, string, prop, ismath, dpi)))
 
     def shared_layout(self, renderer):
         if self.get_wrap():   # its lines depend on where it stands in the figure
             return layout(self, renderer)
-        key = (_renderer_kind(renderer), rc, self.get_text(), self.get_fontproperties().copy(), self.get_usetex(),
+        key = (renderer_kind(renderer), rc, self.get_text(), self.get_fontproperties().copy(), self.get_usetex(),
                self.get_parse_math(), self._linespacing, self._get_multialignment(),
                self.get_rotation(),
                self.get_horizontalalignment(), self.get_verticalalignment(), self.get_rotation_mode(),

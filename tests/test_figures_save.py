@@ -65,6 +65,11 @@ def test_rgb_png_decodes_to_its_pixels_text_and_resolution():
     assert image.mode == "RGB" and np.array_equal(np.asarray(image), rgba[..., :3])
     assert image.text == {"Title": "demo", "Description": "\u03c9 = 2\u03c0 f"}
     assert image.info["dpi"] == Image.open(reference).info["dpi"]
+    # three channels, and a view that is not contiguous (every other column): the same pixels
+    for rgb in (np.ascontiguousarray(rgba[..., :3]), rgba[:, ::2]):
+        out = io.BytesIO()
+        write_rgb_png(out, rgb, dpi=300, text={})
+        assert np.array_equal(np.asarray(Image.open(io.BytesIO(out.getvalue()))), rgb[..., :3])
     for bad in (rgba.astype(np.uint16), rgba[..., :2], rgba[:0]):
         with pytest.raises(ValueError, match="rgb of dtype"):
             write_rgb_png(io.BytesIO(), bad, dpi=300, text={})
@@ -248,25 +253,67 @@ def test_ticks_placed_once_follow_what_they_depend_on():
                 pictures.append(np.asarray(canvas.buffer_rgba()).copy())
         return pictures
 
-    calls = []
-    update = maxis.Axis._update_ticks
+    calls, boxes = [], []
+    update, measure = maxis.Axis._update_ticks, maxis.Axis._get_ticklabel_bboxes
 
     def counted(self):
         calls.append(self)
         return update(self)
 
+    def measured(self, ticks, renderer):
+        boxes.append(self)
+        return measure(self, ticks, renderer)
+
     with figure_style():
-        maxis.Axis._update_ticks = counted
+        maxis.Axis._update_ticks, maxis.Axis._get_ticklabel_bboxes = counted, measured
         try:
             reference = drawn(contextlib.nullcontext())
-            asked = len(calls)
-            placed = drawn(ticks_placed_once())   # wraps the counting function: counts the placements
-            computed = len(calls) - asked
+            asked, asked_boxes = len(calls), len(boxes)
+            placed = drawn(ticks_placed_once())   # wraps the counting functions: counts the placements
+            computed, computed_boxes = len(calls) - asked, len(boxes) - asked_boxes
         finally:
-            maxis.Axis._update_ticks = update
+            maxis.Axis._update_ticks, maxis.Axis._get_ticklabel_bboxes = update, measure
     for got, expected in zip(placed, reference):
         assert np.array_equal(got, expected)
     assert 0 < computed < asked / 2   # each axis asked several times per draw, placed once
+    assert 0 < computed_boxes <= asked_boxes / 2   # its labels measured for its label's place, then reused
+
+
+def test_tick_label_boxes_follow_the_renderer():
+    """Inside ``ticks_placed_once`` the tick labels' boxes measured for a PNG are not reused for a PDF
+    (other text metrics) nor the PDF's for the next PNG: each file is the one matplotlib writes without
+    the block, and the boxes are given as copies."""
+    import matplotlib
+    from matplotlib import axis as maxis
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from figures.saving import ticks_placed_once
+
+    def figure():
+        fig = Figure(figsize=(3.4, 2.4), layout="constrained")
+        ax = fig.subplots()
+        ax.plot([1e-3, 10.0], [0.5, 3.0])
+        ax.set(xscale="log", xlabel="step $t$", ylabel="risk")
+        return fig
+
+    # at the PDF's resolution (72 dpi) too, where the PNG's canvas has the size of the PDF's page
+    with figure_style(), matplotlib.rc_context({"savefig.dpi": 72}):
+        fig = figure()
+        reference = [saved(fig, fmt) for fmt in ("png", "pdf", "png")]
+        with ticks_placed_once():
+            fig = figure()
+            drawn = [saved(fig, fmt) for fmt in ("png", "pdf", "png")]
+            FigureCanvasAgg(fig).draw()
+            ticks = fig.axes[0].xaxis._update_ticks()
+            renderer = fig.canvas.get_renderer()
+            first, _ = fig.axes[0].xaxis._get_ticklabel_bboxes(ticks, renderer)
+            first[0].x0 += 100.0   # a caller's change stays its own
+            again, _ = fig.axes[0].xaxis._get_ticklabel_bboxes(ticks, renderer)
+            assert again[0].x0 == first[0].x0 - 100.0
+        assert "measured_once" not in vars(maxis.Axis._get_ticklabel_bboxes)
+    assert np.array_equal(drawn[0], reference[0]) and np.array_equal(drawn[2], reference[2])
+    assert drawn[1] == reference[1]
 
 
 def test_fewer_collections_raise_the_youngest_threshold_and_restore_it():
