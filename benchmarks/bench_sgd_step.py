@@ -4,7 +4,9 @@ The configuration of ``numerics.sgd.experiment.PAPER_SGD`` (d = 80, L = 10, B = 
 lambda schedule, alpha = 1e-3), 30 runs. Process CPU time per run-step (best of ``--repeat``) of:
 
 - the compiled step alone (``kernels.sgd_step.sgd_reduced_runs`` on 30 runs, the noise drawn before), erf and softmax
-  members;
+  members, on the lambdas of steps ``--start`` to ``--start`` + ``--steps`` of the schedule (at the start, lambda
+  1-2 and about half the gates at or above 1, where ``erf_block`` takes its tail formula; late in the run, e.g.
+  ``--start 150000``, lambda below 1 and few such gates: time both, the step's cost depends on the gates' values);
 - its parts in compiled loops of the same sizes: the 118 token-stream normals (``sfc64.sfc64_normal``), the 50 gates
   (``erf_poly``, and ``erf_block`` after ``exp_block`` as the kernel takes them) and the 50 exp(-x^2), the noise
   draws (``kernels.sgd_noise.noise_draws``, B + 3 numbers);
@@ -40,8 +42,9 @@ def best_cpu(fn, repeat):
     return best_time(fn, repeat)
 
 
-def setup(R, n):
-    """The kernel's inputs at training_online_sgd's configuration: R runs, n steps, noise drawn ahead."""
+def setup(R, n, start=0):
+    """The kernel's inputs at training_online_sgd's configuration: R runs, n steps from step ``start`` of the
+    lambda schedule, noise drawn ahead."""
     from numerics.dynamics.initial import sample_initial_overlaps
     from numerics.kernels.erf_poly import erf_table
     from numerics.kernels.sgd_noise import noise_draws
@@ -51,18 +54,19 @@ def setup(R, n):
 
     KV0 = cholesky_coordinates(sample_initial_overlaps(c.d, R, np.random.default_rng(0)))
     S0 = run_streams(np.random.default_rng(1), R, 0, True)[0]
-    lam = np.ascontiguousarray(lambda_path(c.problem, n)[:n])
+    lam = np.ascontiguousarray(lambda_path(c.problem, start + n)[start:start + n])
     draws = np.empty((R, n, c.batch_size)), np.empty((R, n)), np.empty((R, n)), np.empty((R, n))
     noise_draws(S0.copy(), c.batch_size, c.d - 4, float(c.eps), *draws)
     return c, erf_table(), KV0, S0, lam, draws
 
 
-def kernel_cost(R, n, repeat, member="erf"):
-    """us per run-step of the compiled step of ``member`` (erf or softmax) and of the noise draws."""
+def kernel_cost(R, n, repeat, member="erf", start=0):
+    """us per run-step of the compiled step of ``member`` (erf or softmax) from step ``start`` of the schedule, and
+    of the noise draws."""
     from numerics.kernels.sgd_noise import noise_draws
     from numerics.kernels.sgd_step import ERF, SOFTMAX, sgd_reduced_runs
 
-    c, _, KV0, S0, lam, (noise, a11, n21, a22) = setup(R, n)
+    c, _, KV0, S0, lam, (noise, a11, n21, a22) = setup(R, n, start)
     B, alpha = c.batch_size, float(c.alpha)
     rows, snaps = np.full(n, -1), np.empty((0, R, 2, 4))
 
@@ -157,14 +161,17 @@ def main():
     parser.add_argument("--steps", type=int, default=20_000)
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--start", type=int, default=0, help="the compiled step on the lambdas from this step on")
     parser.add_argument("--whole", action="store_true", help="also the whole 30 x 200,000-step computation")
     args = parser.parse_args()
     R, n = args.runs, args.steps
-    print(f"# bench_sgd_step {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} {R} runs x {n} steps [{load()}]")
-    kernel, draws = kernel_cost(R, n, args.repeat)
+    print(f"# bench_sgd_step {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} {R} runs x {n} steps from step "
+          f"{args.start} [{load()}]")
+    kernel, draws = kernel_cost(R, n, args.repeat, start=args.start)
     print(f"compiled step (sgd_reduced_runs): {kernel:.3f} us per run-step; noise draws (B + 3 numbers, "
           f"noise_draws): {draws:.3f} us")
-    print(f"compiled step, softmax member: {kernel_cost(R, n, args.repeat, 'softmax')[0]:.3f} us per run-step")
+    print(f"compiled step, softmax member: {kernel_cost(R, n, args.repeat, 'softmax', args.start)[0]:.3f} us per "
+          "run-step")
     for name, us in parts_cost(R, n, args.repeat).items():
         print(f"  {name}, compiled loop: {us:.3f} us per run-step")
     per_log = fresh_risk_cost(R, args.repeat)

@@ -29,7 +29,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from .codetree import import_nodes, parse, unparse, without
+from .codetree import flush, import_nodes, outline, pruned
 
 __all__ = ["CodeClosure", "code_closure", "code_hash", "is_project_module", "module_file", "project_root"]
 
@@ -100,7 +100,7 @@ def _read_file(name: str, root: Path, importer: str) -> tuple[str, ast.Module, b
         raise ValueError(f"module {name!r} imported by {importer} is not allowed: no such project module "
                          f"under {root}")
     text = path.read_text()
-    return text, parse(text, str(path)), path.name == "__init__.py"
+    return text, outline(text, str(path)), path.name == "__init__.py"
 
 
 def _defines(tree: ast.Module, name: str) -> bool:
@@ -180,10 +180,12 @@ def code_closure(module: str, *, root: Path | None = None, skip=(), skip_under: 
     closure = CodeClosure(root=project_root() if root is None else Path(root), start=module)
     if text is None:
         text, tree, is_package = _read(module, closure, "the caller")
+        filename = str(module_file(module, closure.root))
     else:
-        tree, is_package = parse(text), False
-    tree = without(tree, set(skip))
-    closure.followed[module] = unparse(tree) if skip else text
+        tree, is_package, filename = outline(text), False, "<unknown>"
+    if skip:
+        text, tree = pruned(text, filename, skip)
+    closure.followed[module] = text
     todo = sorted(_imported(tree, module, is_package, closure))
     while todo:
         name = todo.pop()
@@ -191,10 +193,10 @@ def code_closure(module: str, *, root: Path | None = None, skip=(), skip_under: 
             continue
         text, tree, is_package = _read(name, closure, module)
         if skip and name.startswith(skip_under + "."):
-            tree = without(tree, set(skip))
-            text = unparse(tree)
+            text, tree = pruned(text, str(module_file(name, closure.root)), skip)
         closure.followed[name] = text
         todo += sorted(_imported(tree, name, is_package, closure) - set(closure.followed))
+    flush()
     return closure
 
 

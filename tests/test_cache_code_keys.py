@@ -207,3 +207,43 @@ def test_a_process_given_the_code_keys_of_a_run_does_not_compute_them(monkeypatc
     registry.use_code_keys(keys)
     for recipe in recipes:
         assert registry.find_recipe(recipe.name) == recipe
+
+
+def test_outlines_from_the_store_give_the_closures_of_parsed_trees(tmp_path, monkeypatch):
+    """Every recipe's closure is the same computed from parsed trees (no store), with a new store
+    (which it fills and writes), from that store in a new state without parsing any text, and with
+    a store that is not one (recomputed, then rewritten)."""
+    from figures import codehash, codetree
+    from figures.registry import RECIPE_PACKAGE, public_modules
+
+    names = [m.__name__ for m in public_modules(RECIPE_PACKAGE)]
+
+    def closures():
+        return {n: (c.followed, c.texts, c.digest())
+                for n in names for c in [code_closure(n, skip=("plot",))]}
+
+    def parsed_pruned(text, filename, skip):
+        tree = codetree.without(codetree.parse(text, filename), skip)
+        return codetree.unparse(tree), tree
+
+    with monkeypatch.context() as m:   # the trees themselves, as before there was a store
+        m.setattr(codehash, "outline", lambda text, filename="<unknown>": codetree.parse(text, filename))
+        m.setattr(codehash, "pruned", parsed_pruned)
+        reference = closures()
+    store = tmp_path / "store.pickle"
+    monkeypatch.setattr(codetree, "_store_path", lambda: store)
+
+    def fresh_state():
+        monkeypatch.setattr(codetree, "_STORE", {"answers": None, "dirty": False, "used": set()})
+
+    fresh_state()
+    assert closures() == reference and store.is_file()
+    fresh_state()
+    with monkeypatch.context() as m:
+        m.setattr(codetree, "parse", lambda *a, **k: pytest.fail("a stored text was parsed again"))
+        assert closures() == reference
+    store.write_bytes(b"not a store")
+    fresh_state()
+    assert closures() == reference
+    fresh_state()
+    assert len(codetree._answers()) >= len(names)   # rewritten

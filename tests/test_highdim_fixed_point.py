@@ -4,7 +4,8 @@
 import numpy as np
 import pytest
 
-from numerics.highdim import aligned_fixed_point, critical_step, fast_mode, fixed_point_branch, per_run_drift
+from numerics.highdim import (aligned_fixed_point, critical_step, fast_mode, fixed_point_branch, per_run_drift,
+                              per_run_drift_on_m)
 from theory import Problem
 from theory.highdim import effective_drift
 
@@ -25,6 +26,42 @@ def test_per_run_drift_keeps_M_and_adds_order_c():
              for c in (0.02, 0.01)]
     ratio = extra[0][:2] / extra[1][:2]
     assert np.all(np.abs(ratio - 2.0) <= 2.0 * 0.35 * 0.02 * 2), ratio
+
+
+@pytest.mark.parametrize("d, lam_bar, c, point", [(1000, 1.0, 0.5, (0.3, 0.4)), (1000, 1.0, 2.0, (0.95, 0.97)),
+                                                  (10_000, 1.0, 0.5, (0.05, 0.07)), (100, 2.0, 0.5, (0.8, 0.85)),
+                                                  (80, 2.0 * np.sqrt(40.0), 0.08, (0.5, 0.5))])
+def test_per_run_drift_on_m_is_the_average_over_both_sigma_points(d, lam_bar, c, point):
+    """On M the one-point (kappa, nu) drift equals the two-point average of per_run_drift (the mirror symmetry
+    (theta, eta, rho) -> -(theta, eta, rho), docs/math/highdim.md#the-drift-of-one-run-on-m) up to the rounding of
+    the two quadratures, 1e-12 of |G| as in the test above (measured: <= 4 ulps), at quadrature steps 0.2 and 0.4."""
+    problem = Problem(d=d, L=10, gamma=GAMMA, eps=0.1, lam=lam_bar / np.sqrt(d / 2.0))
+    for step in (0.2, 0.4):
+        full = per_run_drift(problem, (*point, 0.0, 0.0, 0.0), c=c, batch_size=1, quadrature_step=step)[:2]
+        one = per_run_drift_on_m(problem, point, c=c, batch_size=1, quadrature_step=step)
+        assert one.shape == (2,) and np.all(np.abs(one - full) <= 1e-12 * np.max(np.abs(full))), (one, full)
+
+
+def test_per_run_drift_on_m_averages_both_points_when_the_fast_mode_is_not_off_m(monkeypatch):
+    """A fast mode with a (kappa, nu) part breaks the mirror pairing: both sigma points are then evaluated, the
+    same bits as per_run_drift."""
+    import dataclasses
+
+    import numerics.highdim.per_run as per_run
+
+    true_mode = per_run.fast_mode
+
+    def tilted(*args, **kwargs):
+        mode = true_mode(*args, **kwargs)
+        w = mode.w + np.array([0.3, -0.2, 0.0, 0.0, 0.0])
+        return dataclasses.replace(mode, w=w / np.linalg.norm(w))
+
+    monkeypatch.setattr(per_run, "fast_mode", tilted)
+    full = per_run_drift(PROBLEM, (0.8, 0.9, 0.0, 0.0, 0.0), c=0.5, batch_size=1)[:2]
+    one = per_run_drift_on_m(PROBLEM, (0.8, 0.9), c=0.5, batch_size=1)
+    assert np.array_equal(one, full)
+    monkeypatch.setattr(per_run, "fast_mode", true_mode)
+    assert not np.array_equal(per_run_drift_on_m(PROBLEM, (0.8, 0.9), c=0.5, batch_size=1), one)
 
 
 def test_fast_mode_is_the_theta_rho_relaxation():

@@ -280,7 +280,8 @@ def test_a_second_sigterm_does_not_cut_the_cleanup_short(tmp_path, where):
 # is stopped by a real SIGINT (signal.raise_signal from a trace function) at the given event of a
 # function it runs. Before the pool held Ctrl-C back, "futures-locked" left one future's lock held
 # by the main thread (the pool's thread blocked on it forever, and the interpreter waited for that
-# thread at exit: the process never ended), "worker-started" left the second worker unrecorded
+# thread at exit: the process never ended; the point is now ``completed``'s registration of its
+# callback, inside the future's lock), "worker-started" left the second worker unrecorded
 # (alive, never terminated) and "cleanup" cut the termination short (workers alive, hang at exit).
 # "leaving-the-block": Ctrl-C while the pool's ``with`` block waits for running tasks at its end,
 # after shutdown() had forgotten the workers (terminate then stopped none: hang at exit).
@@ -298,7 +299,7 @@ SIGINT_AT = textwrap.dedent('''
 
     POINTS = {  # class, method, trace event, its occurrence, task
         "worker-started": ("BaseProcess", "start", "return", 2, slow),
-        "futures-locked": ("_AcquireFutures", "__enter__", "line", 3, slow),
+        "futures-locked": ("Future", "add_done_callback", "line", 2, slow),
         "cleanup": ("WorkerPool", "terminate", "call", 1, first_fails),
         "leaving-the-block": ("WorkerPool", "_finish", "call", 1, slow),
     }

@@ -10,7 +10,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from theory.special import erf_prime, erf_second, erf_third, gate_correlation
+from theory.special import erf_derivatives, erf_prime, erf_second, erf_third, gate_correlation
 
 EPS = np.finfo(float).eps
 DPS = 30
@@ -101,3 +101,13 @@ def test_vectorisation():
         assert fn(x).shape == (3, 4)
         assert np.ndim(fn(0.5)) == 0
         assert fn(x)[1, 2] == fn(x[1, 2])
+
+
+def test_erf_derivatives_are_the_three_functions_bit_for_bit():
+    """erf_derivatives(x) shares one exp: the same floats as erf_prime, erf_second, erf_third, on the grid, far
+    out (clipped), at +-inf and nan, and broadcast over a 2-D array."""
+    x = np.concatenate([X, [-1e300, -50.0, -27.5, 27.5, 50.0, 1e300, -np.inf, np.inf, np.nan, -0.0]])
+    for arg in (x, x.reshape(2, -1), 0.7, -3):
+        got = erf_derivatives(arg)
+        for value, f in zip(got, (erf_prime, erf_second, erf_third)):
+            assert np.array_equal(value, f(arg), equal_nan=True) and np.shape(value) == np.shape(f(arg))

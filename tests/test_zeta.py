@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 from scipy.special import owens_t
 
-from theory.zeta import ZETA_MAX_RELATIVE_ERROR, zeta, zeta_of_ratio, zeta_t, zeta_tt, zeta_ttt
+from theory.zeta import (ZETA_MAX_RELATIVE_ERROR, zeta, zeta_of_ratio, zeta_t, zeta_t_derivatives, zeta_tt,
+                         zeta_ttt)
 from theory.zeta_reference import zeta_derivatives_mpmath, zeta_owen_mpmath
 from zeta_grid import (COLUMNS, DERIVATIVE_TOL, EPS, FLOOR, REFERENCE, ZETA_RTOL, mixed_error,
                        reference_error)
@@ -166,3 +167,15 @@ def test_zeta_at_zero_and_its_second_derivative_match_mpmath():
         # a few ulps of the arctan / rational closed forms, relative
         assert abs(float(zeta_at_zero(g)) - float(z0)) <= 8 * np.finfo(float).eps * float(z0), g
         assert abs(float(zeta_tt_at_zero(g)) - float(z2)) <= 8 * np.finfo(float).eps * float(z2), g
+
+
+def test_zeta_t_derivatives_are_the_three_functions_bit_for_bit():
+    """zeta_t_derivatives evaluates erf(t/c1) and each exp once: the same floats as zeta_t, zeta_tt, zeta_ttt
+    (t from 0 to 1e3 and far out, both signs, g from 0 to 1e6, broadcast against each other, scalars)."""
+    t = np.concatenate([-np.logspace(-8, 3, 23), [0.0, -0.0], np.logspace(-8, 3, 23), [50.0, -1e200, np.inf]])
+    g = np.concatenate([[0.0], np.logspace(-8, 6, 17)])
+    for args in ((t[:, None], g[None, :]), (t, 0.7), (1.3, g), (0.4, 0.25)):
+        got = zeta_t_derivatives(*args)
+        for value, f in zip(got, (zeta_t, zeta_tt, zeta_ttt)):
+            want = f(*args)
+            assert np.array_equal(value, want, equal_nan=True) and np.shape(value) == np.shape(want)

@@ -22,9 +22,8 @@ import numpy as np
 from scipy.special import erf
 
 from .parameters import OVERLAP_NAMES, Overlaps, Problem, check_realisable, check_representable
-from .special import erf_prime, erf_second, erf_third, gate_correlation
-from .zeta import (zeta, zeta_at_zero, zeta_of_ratio, zeta_t, zeta_tt, zeta_tt_at_zero,
-                   zeta_ttt)
+from .special import erf_derivatives, erf_prime, erf_second, gate_correlation
+from .zeta import zeta, zeta_at_zero, zeta_of_ratio, zeta_t_derivatives, zeta_tt_at_zero
 
 __all__ = ["population_risk", "population_risk_grad", "oracle_risk", "risk_from_arrays",
            "risk_grad_from_arrays"]
@@ -106,8 +105,8 @@ def risk_grad_from_arrays(d, L, gamma, eps, lam, kappa, nu, theta, eta, rho):
     s, g, c2, A, a = _common(d, gamma, lam, kappa)
     g2 = gamma * gamma
     C = gate_correlation(lam)
-    ea, d1, d2, d3 = erf(a), erf_prime(a), erf_second(a), erf_third(a)
-    z1, z2, z3 = zeta_t(A, g), zeta_tt(A, g), zeta_ttt(A, g)
+    ea, (d1, d2, d3) = erf(a), erf_derivatives(a)  # one exp for the three (the same values)
+    z1, z2, z3 = zeta_t_derivatives(A, g)
     da = lam * s / c2
     dE1 = da * (g2 * nu * d1 + lam * g2 * s * eta * theta * d2 / c2
                 + lam**2 * g2**2 * eta * rho * d3 / c2**2)

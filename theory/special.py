@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["erf_prime", "erf_second", "erf_third", "gate_correlation"]
+__all__ = ["erf_prime", "erf_second", "erf_third", "erf_derivatives", "gate_correlation"]
 
 _TWO_OVER_SQRT_PI = 2.0 / np.sqrt(np.pi)
 # exp(-x^2) is exactly 0 in float64 for |x| > 27.3 (below the smallest subnormal), so clipping x
@@ -29,16 +29,34 @@ def erf_prime(x):
     return _TWO_OVER_SQRT_PI * np.exp(-x * x)
 
 
+def _second(x, p):
+    """erf''(x) = -2 x erf'(x), from x (clipped) and p = erf'(x)."""
+    return -2.0 * x * p
+
+
+def _third(x, p):
+    """erf'''(x) = (4 x^2 - 2) erf'(x), from x (clipped) and p = erf'(x)."""
+    return (4.0 * x * x - 2.0) * p
+
+
 def erf_second(x):
     """erf''(x) = -2 x erf'(x)."""
     x = _clipped(x)
-    return -2.0 * x * erf_prime(x)
+    return _second(x, erf_prime(x))
 
 
 def erf_third(x):
     """erf'''(x) = (4 x^2 - 2) erf'(x)."""
     x = _clipped(x)
-    return (4.0 * x * x - 2.0) * erf_prime(x)
+    return _third(x, erf_prime(x))
+
+
+def erf_derivatives(x):
+    """The first three derivatives of erf at x from one exp: the values of ``erf_prime``, ``erf_second``
+    and ``erf_third``, operation for operation (where the three are needed at one x)."""
+    x = _clipped(x)
+    p = erf_prime(x)
+    return p, _second(x, p), _third(x, p)
 
 
 def gate_correlation(lam):

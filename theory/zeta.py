@@ -39,9 +39,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import erf, owens_t
 
-from .special import erf_prime, erf_second, erf_third
+from .special import erf_derivatives, erf_prime, erf_second, erf_third
 
-__all__ = ["zeta", "zeta_of_ratio", "zeta_t", "zeta_tt", "zeta_ttt", "zeta_at_zero", "zeta_tt_at_zero",
+__all__ = ["zeta", "zeta_of_ratio", "zeta_t", "zeta_tt", "zeta_ttt", "zeta_t_derivatives", "zeta_at_zero",
+           "zeta_tt_at_zero",
            "ZETA_MAX_RELATIVE_ERROR"]
 
 # A rounding-error bound (13 eps, worst near |t|/c2 = 1/2, g -> 0: rounding of h and c, owens_t's
@@ -119,28 +120,51 @@ def zeta_tt_at_zero(g):
     return 8.0 / np.pi / c2 / c2 / np.hypot(1.0, 2.0 * g)
 
 
-def zeta_t(t, g):
-    """d/dt zeta(t, g) = (2/c2) erf(t/c1) erf'(t/c2) (docs/math/risk.md#derivatives-of-zeta)."""
+def _arguments(t, g):
+    """(c1, c2, u, w) with u = t/c1, w = t/c2 (module docstring), as float arrays."""
     t, g = np.asarray(t, dtype=float), np.asarray(g, dtype=float)
     c1, c2 = _c1_c2(g)
-    return (2.0 / c2) * erf(t / c1) * erf_prime(t / c2)
+    return c1, c2, t / c1, t / c2
+
+
+def _t(c2, eu, pw):
+    """zeta_t from erf(u) and erf'(w)."""
+    return (2.0 / c2) * eu * pw
+
+
+def zeta_t(t, g):
+    """d/dt zeta(t, g) = (2/c2) erf(t/c1) erf'(t/c2) (docs/math/risk.md#derivatives-of-zeta)."""
+    c1, c2, u, w = _arguments(t, g)
+    return _t(c2, erf(u), erf_prime(w))
+
+
+def _tt(c1, c2, eu, pu, pw, sw):
+    """zeta_tt from erf(u), erf'(u), erf'(w), erf''(w), u = t/c1, w = t/c2 (module docstring)."""
+    return (2.0 / c2) * (pu * pw / c1 + eu * sw / c2)
+
+
+def _ttt(c1, c2, eu, pu, su, pw, sw, tw):
+    """zeta_ttt from erf(u) and the first two derivatives of erf at u, the first three at w."""
+    return (2.0 / c2) * (su * pw / c1**2 + 2.0 * pu * sw / (c1 * c2) + eu * tw / c2**2)
 
 
 def zeta_tt(t, g):
     """d^2/dt^2 zeta(t, g), the derivative of ``zeta_t`` (formula in the module docstring)."""
-    t, g = np.asarray(t, dtype=float), np.asarray(g, dtype=float)
-    c1, c2 = _c1_c2(g)
-    u, w = t / c1, t / c2
-    return (2.0 / c2) * (erf_prime(u) * erf_prime(w) / c1 + erf(u) * erf_second(w) / c2)
+    c1, c2, u, w = _arguments(t, g)
+    return _tt(c1, c2, erf(u), erf_prime(u), erf_prime(w), erf_second(w))
 
 
 def zeta_ttt(t, g):
     """d^3/dt^3 zeta(t, g), the derivative of ``zeta_tt`` (formula in the module docstring)."""
-    t, g = np.asarray(t, dtype=float), np.asarray(g, dtype=float)
-    c1, c2 = _c1_c2(g)
-    u, w = t / c1, t / c2
-    return (2.0 / c2) * (
-        erf_second(u) * erf_prime(w) / c1**2
-        + 2.0 * erf_prime(u) * erf_second(w) / (c1 * c2)
-        + erf(u) * erf_third(w) / c2**2
-    )
+    c1, c2, u, w = _arguments(t, g)
+    return _ttt(c1, c2, erf(u), erf_prime(u), erf_second(u), erf_prime(w), erf_second(w), erf_third(w))
+
+
+def zeta_t_derivatives(t, g):
+    """(zeta_t, zeta_tt, zeta_ttt)(t, g) with erf(t/c1) and each exp evaluated once: the values of the three
+    functions, operation for operation (the gradient of the closed form needs all three at one point)."""
+    c1, c2, u, w = _arguments(t, g)
+    eu = erf(u)
+    pu, su, _ = erf_derivatives(u)
+    pw, sw, tw = erf_derivatives(w)
+    return _t(c2, eu, pw), _tt(c1, c2, eu, pu, pw, sw), _ttt(c1, c2, eu, pu, su, pw, sw, tw)

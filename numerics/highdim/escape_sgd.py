@@ -33,7 +33,7 @@ from ..dynamics.initial import sample_initial_overlaps
 from .effective_flow import check_highdim_settings
 from .escape import alignment_time_on_m, unstable_mode
 from .fluctuations import increment_covariance, population_velocity
-from .per_run import per_run_drift
+from .per_run import per_run_drift_on_m
 from .window_expansion import EXPANSION_ORDERS, saddle_expansion
 
 __all__ = ["EscapeWindow", "SGDEscapeLaw", "escape_window", "sgd_escape_law"]
@@ -118,8 +118,7 @@ def _tau_after(problem, start, c, batch_size, delta, t_max):
     invariant under G (module docstring of ``per_run_drift``), so the path is that of (kappa, nu) with theta = eta =
     rho = 0: two equations, without the off-M fast mode that makes the five stiff."""
     def on_m(y):
-        return per_run_drift(problem, (y[0], y[1], 0.0, 0.0, 0.0), c=c, batch_size=batch_size,
-                             quadrature_step=_TAU_QUADRATURE)[:2]
+        return per_run_drift_on_m(problem, y, c=c, batch_size=batch_size, quadrature_step=_TAU_QUADRATURE)
 
     # rtol 1e-4: the alignment time to ~1e-3 (measured at lambda = 1/s, c = 0.5, delta = 0.2 against rtol 1e-8:
     # 8.48686 vs 8.48673, 8.14326 vs 8.14223, 8.05069 vs 8.04998 at d = 10^3, 10^3.5, 10^4; the five equations at

@@ -21,7 +21,7 @@ from theory.checks import check_positive_real
 
 from .differences import central_jacobian
 from .effective_flow import check_highdim_settings
-from .per_run import FastModeUnstable, fast_mode, per_run_drift
+from .per_run import FastModeUnstable, fast_mode, per_run_drift, per_run_drift_on_m
 
 __all__ = ["AlignedFixedPoint", "aligned_fixed_point", "fixed_point_branch", "CriticalStep", "critical_step",
            "stability_jacobian"]
@@ -133,7 +133,7 @@ def aligned_fixed_point(problem, *, c, batch_size, start=(0.99, 0.99), quadratur
         raise ValueError(f"start={start!r} is not allowed: (kappa, nu) with |kappa|, |nu| < 1")
 
     def on_m(y):
-        return per_run_drift(problem, _on_m(y), c=c, batch_size=batch_size, quadrature_step=quadrature_step)[:2]
+        return per_run_drift_on_m(problem, y, c=c, batch_size=batch_size, quadrature_step=quadrature_step)
 
     a, residual = _newton(on_m, start)
     if residual > _ROOT_TOL:

@@ -21,7 +21,7 @@ import numpy as np
 from theory import Problem
 from theory.parameters import PAPER_GAMMA, PAPER_L
 
-from .per_run import per_run_drift
+from .per_run import per_run_drift_on_m
 
 __all__ = ["FLOOR", "LimitExtrapolation", "extrapolate_in_d", "extrapolated_per_run_drift"]
 
@@ -56,7 +56,6 @@ def extrapolated_per_run_drift(kappa, nu, *, lam_bar, c, batch_size=1, L=PAPER_L
                                ds=DECADES) -> LimitExtrapolation:
     """The (kappa, nu) components of ``per_run_drift`` at (kappa, nu) on M, lambda = lam_bar / sqrt(d / 2), step
     c/d, at the three decades ``ds``, extrapolated (module docstring). Arguments checked by the routes."""
-    x = np.array([kappa, nu, 0.0, 0.0, 0.0], dtype=float)
-    rows = [per_run_drift(Problem(d=d, L=L, gamma=gamma, eps=eps, lam=lam_bar / np.sqrt(d / 2.0)), x, c=c,
-                          batch_size=batch_size)[:2] for d in ds]
+    rows = [per_run_drift_on_m(Problem(d=d, L=L, gamma=gamma, eps=eps, lam=lam_bar / np.sqrt(d / 2.0)), (kappa, nu),
+                               c=c, batch_size=batch_size) for d in ds]
     return extrapolate_in_d(rows, ds)

@@ -30,7 +30,7 @@ from theory.highdim import gradient_moments, population_drift, second_order_drif
 from .effective_flow import check_highdim_settings
 from .fluctuations import fast_eigenpair, increment_covariance, population_velocity
 
-__all__ = ["FastMode", "FastModeUnstable", "fast_mode", "per_run_drift"]
+__all__ = ["FastMode", "FastModeUnstable", "fast_mode", "per_run_drift", "per_run_drift_on_m"]
 
 _JAC_STEP = 1e-6
 
@@ -80,6 +80,19 @@ def fast_mode(problem, overlaps, *, c, batch_size, moments=None, quadrature_step
     return FastMode(mu, w, variance, 0.5 * d * variance * w[2] ** 2)
 
 
+def _sigma_points(problem, x, c, batch_size, quadrature_step):
+    """x + sigma w and x - sigma w (module docstring)."""
+    mode = fast_mode(problem, x, c=c, batch_size=batch_size, quadrature_step=quadrature_step)
+    spread = np.sqrt(mode.variance) * mode.w
+    return x + spread, x - spread
+
+
+def _drift_at(problem, point, alpha, batch_size, quadrature_step):
+    """F + alpha D at ``point``, from one quadrature of the gradient moments."""
+    m = _moments(problem, point, quadrature_step)
+    return population_drift(m, tuple(point)) + alpha * second_order_drift(m, tuple(point), batch_size)
+
+
 def per_run_drift(problem, overlaps, *, c, batch_size, quadrature_step=0.2) -> np.ndarray:
     """G(x) of the module docstring: the drift in flow time of one run at step c/d, batch size B.
     ``problem`` a ``theory.Problem`` (lam a number), d >= 4, c > 0, B >= 1 (ValueError otherwise);
@@ -87,10 +100,23 @@ def per_run_drift(problem, overlaps, *, c, batch_size, quadrature_step=0.2) -> n
     Raises ``FastModeUnstable`` where alpha |mu_f| >= 2."""
     _, _, _, _, alpha = check_highdim_settings(problem, c, batch_size)
     x = np.asarray(overlaps, dtype=float)
-    mode = fast_mode(problem, x, c=c, batch_size=batch_size, quadrature_step=quadrature_step)
-    spread = np.sqrt(mode.variance) * mode.w
     out = np.zeros(5)
-    for point in (x + spread, x - spread):
-        m = _moments(problem, point, quadrature_step)
-        out += 0.5 * (population_drift(m, tuple(point)) + alpha * second_order_drift(m, tuple(point), batch_size))
+    for point in _sigma_points(problem, x, c, batch_size, quadrature_step):
+        out += 0.5 * _drift_at(problem, point, alpha, batch_size, quadrature_step)
     return out
+
+
+def per_run_drift_on_m(problem, kappa_nu, *, c, batch_size, quadrature_step=0.2) -> np.ndarray:
+    """(G_kappa, G_nu) of ``per_run_drift`` at the point (kappa, nu, 0, 0, 0) of M, from the sigma point x + sigma w
+    alone when w lies in (theta, eta, rho) (its kappa, nu entries exactly 0, as the block-diagonal Jacobian on M gives
+    them; both points otherwise): two quadratures instead of three. Online SGD is equivariant under (k, v) -> (Q k, -Q v),
+    Q orthogonal with Q k* = k*, Q v* = -v* (the law of the data is invariant under X -> Q X, Y -> -Y), which maps
+    (kappa, nu, theta, eta, rho) to (kappa, nu, -theta, -eta, -rho): G_kappa, G_nu are even in (theta, eta, rho), so
+    x - sigma w, the mirror image of x + sigma w, has the same (G_kappa, G_nu), to the quadrature's rounding
+    (docs/math/highdim.md#the-drift-of-one-run-on-m). Arguments and errors as ``per_run_drift``."""
+    _, _, _, _, alpha = check_highdim_settings(problem, c, batch_size)
+    x = np.array([kappa_nu[0], kappa_nu[1], 0.0, 0.0, 0.0], dtype=float)
+    points = _sigma_points(problem, x, c, batch_size, quadrature_step)
+    if np.all(points[0][:2] == x[:2]):
+        return _drift_at(problem, points[0], alpha, batch_size, quadrature_step)[:2]
+    return sum(0.5 * _drift_at(problem, p, alpha, batch_size, quadrature_step) for p in points)[:2]

@@ -22,7 +22,7 @@ from theory.parameters import PAPER_GAMMA, PAPER_L
 
 from .differences import central_jacobian
 from .effective_flow import check_highdim_settings
-from .per_run import per_run_drift
+from .per_run import per_run_drift_on_m
 
 __all__ = ["BranchEndExtrapolation", "ROOT_FLOOR", "extrapolated_branch_end", "SaddlePitchfork", "saddle_jacobian_on_m", "saddle_pitchfork_step"]
 
@@ -47,7 +47,7 @@ def saddle_jacobian_on_m(problem, *, c, batch_size, step=_STEP) -> np.ndarray:
     """J = d(G_kappa, G_nu)/d(kappa, nu) of ``per_run_drift`` at the saddle x = 0 (module docstring)."""
     d, _, _, _, _ = check_highdim_settings(problem, c, batch_size)
     step = check_positive_real("step", step)
-    on_m = lambda y: per_run_drift(problem, np.array([y[0], y[1], 0.0, 0.0, 0.0]), c=c, batch_size=batch_size)[:2]
+    on_m = lambda y: per_run_drift_on_m(problem, y, c=c, batch_size=batch_size)
     return central_jacobian(on_m, np.zeros(2), [step / np.sqrt(d / 2.0), step])
 
 
