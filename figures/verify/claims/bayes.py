@@ -94,19 +94,18 @@ def _random_order_points(rng, count: int):
 _VALUE_D_MAX = 10
 
 
-def _value_z(points, quick: bool, rng, eps: float):
+def _value_z(points, quads, quick: bool, rng, eps: float):
     """(max |z| / z_crit, max detectable relative error of the excess) of the quadrature against the
-    Monte Carlo at the points with d <= _VALUE_D_MAX (Bonferroni over them, quadrature abserr granted)."""
+    Monte Carlo at the points with d <= _VALUE_D_MAX (Bonferroni over them, quadrature abserr granted);
+    ``quads``: the ``bayes_risk_quad`` result of each point at this eps, in the order of ``points``."""
     from numerics.montecarlo.bayes_risk import bayes_risk_mc
     from theory import Task
-    from theory.bayes import bayes_risk_quad
 
-    small = [p for p in points if p[0] <= _VALUE_D_MAX]
+    small = [(p, q) for p, q in zip(points, quads) if p[0] <= _VALUE_D_MAX]
     z_crit = bonferroni_z(_ALPHA, len(small))
     z_scores, detectable, sizes = [], [], []
-    for (d, L, gamma), child in zip(small, rng.spawn(len(small))):
+    for ((d, L, gamma), q), child in zip(small, rng.spawn(len(small))):
         problem = Task(d=d, L=L, gamma=gamma, eps=eps)
-        q = bayes_risk_quad(problem)
         est = sized_estimate(lambda n, r, problem=problem: bayes_risk_mc(problem, n, r), q.value - eps * eps, child,
                              alpha=_ALPHA, m=len(small), power=_POWER, detect=_DETECT)
         sizes.append(est.n)
@@ -128,16 +127,18 @@ def risk_ordering(quick: bool, rng) -> Check:
     eps = 0.1
     names = ("eps^2 / Bayes", "Bayes / oracle", "oracle / null")
     ratios = np.empty((len(points), 3))
+    quads = []  # each point's quadrature, read again by the value check (_value_z)
     for i, (d, L, gamma) in enumerate(points):
         problem = Task(d=d, L=L, gamma=gamma, eps=eps)
         q = bayes_risk_quad(problem)
+        quads.append(q)
         oracle = oracle_best_lambda(problem).risk
         # Each link lower <= upper as a ratio; the quadrature's abserr is granted to the Bayes risk.
         ratios[i] = (eps**2 / (q.value + q.abserr), (q.value - q.abserr) / oracle,
                      oracle / float(null_risk(problem)))
     worst = ratios.max(axis=0)
     where = [points[int(i)] for i in ratios.argmax(axis=0)]
-    z_ratio, detectable, sizes = _value_z(points, quick, rng, eps)
+    z_ratio, detectable, sizes = _value_z(points, quads, quick, rng, eps)
     m = len(sizes)
     underpowered = detectable > _DETECT
     text = "; ".join(f"max {n} = {w:.6g} at (d, L, gamma) = ({p[0]}, {p[1]}, {p[2]:.3g})"
