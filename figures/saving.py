@@ -5,9 +5,10 @@ draws the figure once without rendering, to run the layout and measure the tight
 draws it for real: four draws and two layouts for a PNG and a PDF. ``fix_layout`` runs the layout
 and measures the box once; both files are then drawn once each. The PDF embeds its TrueType fonts
 without their OpenType layout tables (``lean_font_subsets``), and a font's glyph names, metrics and
-character maps are decompiled once per process for all its subsets. An axis places its ticks, and measures
-its tick labels' boxes, once for each place and size of its axes (``ticks_placed_once``). An opaque PNG is written as RGB, its rows unfiltered, at
-zlib level ``PNG_COMPRESS_LEVEL`` (``fix_layout`` gives the figure that canvas; ``write_rgb_png``).
+character maps are decompiled once per process for all its subsets. An axis places its ticks, and
+measures its tick labels' boxes, once for each place and size of its axes (``ticks_placed_once``). An
+opaque PNG is written as RGB, its rows unfiltered, at zlib level ``PNG_COMPRESS_LEVEL`` (``fix_layout``
+gives the figure that canvas; ``write_rgb_png``).
 """
 
 from __future__ import annotations

@@ -100,6 +100,43 @@ def test_lean_font_subsets_restores_the_backend():
     assert pdf_ps.subset is original
 
 
+def test_pdf_text_placed_without_glyph_loads_is_placed_the_same():
+    """Within ``lean_font_subsets`` the PDF backend's text layout gives the glyphs, fonts and places that
+    matplotlib's gives (a fallback font's glyph, kerning and a superscript among them); the page
+    streams of the demo figure are the same bytes; after the block the backend has matplotlib's module."""
+    import re
+    import zlib
+
+    from matplotlib import font_manager
+    from matplotlib.backends import backend_pdf
+
+    from figures.pdf_fonts import lean_font_subsets
+
+    helpers = backend_pdf._text_helpers   # matplotlib's module, as the backend reads it
+
+    font = font_manager.get_font(font_manager.fontManager._find_fonts_by_props(font_manager.FontProperties(size=7)))
+    font.set_size(7, 72)
+
+    def placed(layout):
+        return [(item.ft_object.fname, item.char, item.glyph_index, item.x, item.y, item.prev_kern)
+                for string in ("AVAT excess risk R − ε²", "step t ≥ 10⁴ “κ, ν”", "中 x") for item in layout(string, font)]
+
+    def pages(fig):
+        data = saved(fig, "pdf")
+        return [zlib.decompress(m) for m in re.findall(rb"/Filter /FlateDecode[^>]*>>\s*stream\n(.*?)endstream", data, re.S)
+                if b"BT" in zlib.decompress(m)]
+
+    expected = placed(helpers.layout)
+    with figure_style():
+        reference = pages(demo_figure())
+        with lean_font_subsets():
+            assert backend_pdf._text_helpers is not helpers
+            assert placed(backend_pdf._text_helpers.layout) == expected
+            drawn = pages(demo_figure())
+    assert backend_pdf._text_helpers is helpers
+    assert reference and drawn == reference
+
+
 def test_font_tables_decompiled_once_give_the_same_pdf(monkeypatch):
     """Inside ``lean_font_subsets`` the glyph names, metrics and character maps of a font are decompiled,
     and its glyph table split into glyphs, once per process: a PDF saved with them kept (the first save fills them, the next ones reuse
