@@ -43,6 +43,7 @@ def half_normal_ppf(q):
     bits, without loading scipy.stats, ~0.7 s of imports)."""
     return ndtri((1.0 + np.asarray(q, dtype=float)) / 2.0)
 
+
 @dataclasses.dataclass(frozen=True)
 class EscapePrediction:
     """``rate`` mu, ``direction`` r (kappa, nu), ``sigma`` of xi, ``tau_after`` from eps r, and the
