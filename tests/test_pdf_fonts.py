@@ -126,12 +126,16 @@ def test_pdf_text_placed_without_glyph_loads_is_placed_the_same():
         return [zlib.decompress(m) for m in re.findall(rb"/Filter /FlateDecode[^>]*>>\s*stream\n(.*?)endstream", data, re.S)
                 if b"BT" in zlib.decompress(m)]
 
-    expected = placed(helpers.layout)
+    # matplotlib places text with FT2Font._layout from 3.11 on: there the lean layout must be taken; before,
+    # the block leaves matplotlib's own (whose items have no glyph_index) and the PDF is the same.
+    lean_expected = hasattr(font, "_layout")
+    expected = placed(helpers.layout) if lean_expected else None
     with figure_style():
         reference = pages(demo_figure())
         with lean_font_subsets():
-            assert backend_pdf._text_helpers is not helpers
-            assert placed(backend_pdf._text_helpers.layout) == expected
+            assert (backend_pdf._text_helpers is not helpers) == lean_expected
+            if lean_expected:
+                assert placed(backend_pdf._text_helpers.layout) == expected
             drawn = pages(demo_figure())
     assert backend_pdf._text_helpers is helpers
     assert reference and drawn == reference
