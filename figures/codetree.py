@@ -28,7 +28,7 @@ import pickle
 import sys
 from pathlib import Path
 
-__all__ = ["import_nodes", "parse", "unparse", "without"]   # and outline, pruned, flush: figures.codehash's
+__all__ = ["flush", "import_nodes", "outline", "parse", "pruned", "unparse", "without"]
 
 
 @functools.lru_cache(maxsize=1024)

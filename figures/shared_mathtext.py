@@ -85,10 +85,16 @@ def shared_layouts_info():
 
 
 def _rc_snapshot() -> tuple:
+    # The keys are filtered before any value is read: reading rcParams["backend"] while it is still
+    # undecided (matplotlib's automatic choice) imports pyplot and resolves the backend, which no
+    # figure here uses (they are drawn on Agg and PDF canvases of their own).
     import matplotlib
 
-    return tuple(sorted((k, repr(v)) for k, v in matplotlib.rcParams.items()
-                        if k.startswith(("mathtext.", "font.", "text.", "pdf.", "ps."))))
+    rc = matplotlib.rcParams
+    return tuple((k, repr(rc[k])) for k in sorted(rc) if k.startswith(_RC_PREFIXES))
+
+
+_RC_PREFIXES = ("mathtext.", "font.", "text.", "pdf.", "ps.")
 
 
 @contextlib.contextmanager

@@ -4,6 +4,10 @@ embedded: tests/test_pdf_fonts.py); text parsed and measured once per process, a
 state, draw the same."""
 
 import io
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -334,3 +338,27 @@ def test_fewer_collections_raise_the_youngest_threshold_and_restore_it():
             pass
     finally:
         gc.set_threshold(*before)
+
+
+def test_drawing_and_saving_a_figure_loads_no_pyplot(tmp_path):
+    """A worker draws and saves figures as ``figures.runner`` does (style, shared text caches, ticks placed
+    once) without pyplot: reading every rcParam (``backend`` included, while matplotlib has not chosen
+    one) would import pyplot and resolve the backend (figures.shared_mathtext._rc_snapshot). A new
+    process, no backend selected (MPLBACKEND unset)."""
+    code = f"""
+import sys
+sys.path.insert(0, {str(Path(__file__).parent)!r})
+from demo_figure import demo_figure
+from figures.paths import OutputPaths
+from figures.saving import fewer_collections, save_figure
+from figures.shared_mathtext import shared_mathtext
+from figures.style import figure_style
+with figure_style(), shared_mathtext(), fewer_collections():
+    save_figure(demo_figure(), OutputPaths.resolve({str(tmp_path)!r}), "demo", {{"png": None, "pdf": None}})
+print(sorted(m for m in sys.modules if m == "matplotlib.pyplot"))
+"""
+    env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]", out.stdout
+    assert (tmp_path / "figures" / "demo.png").stat().st_size > 0 and (tmp_path / "figures" / "demo.pdf").stat().st_size > 0
