@@ -192,7 +192,7 @@ MUTANTS = [
        "Monte-Carlo kernel: output noise of variance 1 instead of eps^2",
        [KMC + "test_span_route_equals_reference"], ("theorem1-montecarlo",)),
     mutant("escape-window-route", "numerics", "numerics/highdim/escape_sgd.py",
-       "on[out] >= off[out], False", "on[out] <= off[out], False",
+       "on[out] >= off[out], xa[out]", "on[out] <= off[out], xa[out]",
        "SGD escape window: the run's route (on or off M) read the wrong way round",
        ["tests/test_highdim_escape_sgd.py::test_without_noise_no_run_leaves_off_m"], ("highdim-sgd-escape",)),
     mutant("branch-end-curvature-sign", "theory", "theory/highdim/branch_end.py", "2.0 * (L - 1) - g2 * w2 * w2",
