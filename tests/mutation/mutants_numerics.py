@@ -141,7 +141,7 @@ MUTANTS = [
        "reduced-SGD kernel: Gram-Schmidt coefficient divided by |k_rest| instead of |k_rest|^2",
        [KSGD + "test_paper_sgd_configuration", KSGD + "test_smallest_dimensions"],
        ("kernels-equal-reference", "sgd-reduced-equals-full-in-law")),
-    mutant("kernel-sgd-residual-batch", "numerics", "numerics/kernels/sgd_step.py",
+    mutant("kernel-sgd-residual-batch", "numerics", "numerics/kernels/sgd_gates.py",
        "rb = (acc - y[b]) * two_over_b", "rb = (acc - y[0]) * two_over_b",
        "reduced-SGD kernel: every sequence of the batch uses the first one's target in its residual",
        [KSGD + "test_paper_sgd_configuration", KSGD + "test_smallest_dimensions"],
