@@ -93,23 +93,25 @@ def _window(problem, x, D_lin, noise, radius, dt, t_max, rng, expansion=None, ba
     reaches ``radius``: exit times, whether on M, and the exit states. With ``expansion`` (a
     ``SaddleExpansion``) alpha D and the noise covariance are those of the state, expanded."""
     n = len(x)
-    t, on_m, active = np.full(n, np.inf), np.zeros(n, bool), np.ones(n, bool)
+    t, on_m = np.full(n, np.inf), np.zeros(n, bool)
+    idx, xa = np.arange(n), x  # the samples still inside and their states (C order, as the products below expect)
     tau = 0.0
-    while active.any() and tau < t_max:
-        idx = np.flatnonzero(active)
-        xa = x[idx]
+    while idx.size and tau < t_max:
         if expansion is None:
             xa = xa + dt * (population_velocity(problem, xa) + xa @ D_lin.T) + rng.standard_normal(xa.shape) @ noise.T
         else:
             correction, dW = _state_step(expansion, xa, rng.standard_normal(xa.shape), dt, batch_size)
             xa = xa + dt * (population_velocity(problem, xa) + correction) + dW
-        x[idx] = xa
+        xa = np.ascontiguousarray(xa)
         tau += dt
         on, off = np.hypot(xa[:, 0], xa[:, 1]), np.hypot(xa[:, 2], xa[:, 3])
         out = np.maximum(on, off) >= radius
-        t[idx[out]], on_m[idx[out]], active[idx[out]] = tau, on[out] >= off[out], False
-    if active.any():
-        raise RuntimeError(f"{int(active.sum())} samples did not leave the saddle by t_max={t_max}")
+        if out.any():  # the exits leave the state, which is compacted (rarely: most steps see none)
+            gone, stay = idx[out], ~out
+            t[gone], on_m[gone], x[gone] = tau, on[out] >= off[out], xa[out]
+            idx, xa = idx[stay], xa[stay]
+    if idx.size:
+        raise RuntimeError(f"{idx.size} samples did not leave the saddle by t_max={t_max}")
     return t, on_m, x
 
 

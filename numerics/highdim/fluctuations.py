@@ -67,9 +67,9 @@ _risk_constants = functools.lru_cache(maxsize=64)(lambda d, L, gamma, lam: lambd
 def population_velocity(problem, X):
     """F of the ``theory.Problem`` ``problem`` (scalar fields) at the rows of X (n, 5): ``numerics.flow_velocity`` of the
     closed form's partials regrouped (``numerics.dynamics.risk_partials``; docs/math/highdim.md#the-population-velocity-route)."""
-    X = np.atleast_2d(X)
     d, L, gamma, _, lam = problem_scalars(problem)
-    return np.array(flow_velocity(*X.T, *partials(_risk_constants(d, L, gamma, lam), *X.T)), dtype=float).T
+    cols = np.ascontiguousarray(np.atleast_2d(X).T)  # the overlaps as contiguous rows: faster arithmetic, the same values
+    return np.array(flow_velocity(*cols, *partials(_risk_constants(d, L, gamma, lam), *cols)), dtype=float).T
 
 
 def _increment_map(overlaps):

@@ -62,15 +62,22 @@ def _use_kernel_cache_dir(numba) -> None:
         numba.config.CACHE_DIR = str(folder)
 
 
-def jit(fn=None, *, inline=False):
+def jit(fn=None, *, inline=False, refcounts=True):
     """``numba.njit(cache=True, nogil=True, error_model="numpy")`` of ``fn`` (numba is imported
     here, by the kernel modules, which the routes import only when they run a kernel).
     ``@jit(inline=True)``: numba inlines the function into its callers' IR (``inline="always"``), for
-    small helpers that several kernels share inside their per-step loops."""
+    small helpers that several kernels share inside their per-step loops.
+    ``@jit(refcounts=False)``: compiled without numba's reference counting (its ``_nrt`` option off), for
+    per-step loops that receive every array from a caller holding it: with counting, each array or row
+    view an inlined helper receives costs an atomic increment and decrement and two calls, which its
+    pruning pass leaves in loops; without, such a function cannot allocate (``np.empty``, an array
+    assignment that may copy: numba refuses to compile it) and must not return an array it made."""
     import numba
 
     _use_kernel_cache_dir(numba)
     options = dict(cache=True, nogil=True, error_model="numpy", inline="always" if inline else "never")
+    if not refcounts:
+        options["_nrt"] = False
     if fn is None:
         return numba.njit(**options)
     return numba.njit(**options)(fn)

@@ -10,10 +10,11 @@ complement normals (``numerics.sgd.plane``, ``sgd_plane``) are drawn here from t
 (its SFC64 state, ``sfc64.sfc64_normal``: NumPy's numbers, in the reference's order); the targets' noise and the
 Bartlett variables are drawn ahead for a block of steps, all runs in one call (``sgd_noise.noise_draws``: NumPy's numbers
 from the runs' other streams, ``sfc64.sfc64_chisquare``) and passed in, as on the reference route; ``sgd_reduced_runs``
-advances every run of a block in one call. erf and exp(-x^2) are ``erf_poly.erf_block`` and ``exp_block`` (polynomials
-without table lookups, vectorised over the step's tokens, within 2 eps and 1 ulp); the rest is the reference's arithmetic
-in its order except for the summation order of its short sums (bound and test in
-``docs/math/kernels.md#reduced-sgd``).
+advances every run of a block in one call. The members' gradient coefficients are ``sgd_gates``'; erf and exp(-x^2)
+are ``erf_poly.erf_block`` and ``exp_block`` (polynomials without table lookups, vectorised over the step's tokens, within
+2 eps and 1 ulp); the rest is the reference's arithmetic in its order except for the summation order of its short sums
+(bound and test in ``docs/math/kernels.md#reduced-sgd``). The loop over the steps (``_advance``) is compiled without
+reference counts (``_jit.jit(refcounts=False)``), on work space allocated once per run and block.
 """
 
 from __future__ import annotations
@@ -23,13 +24,12 @@ import math
 import numpy as np
 
 from ._jit import jit
-from .erf_poly import erf_block, exp_block
 from .sfc64 import sfc64_normal
+from .sgd_gates import erf_coefficients, softmax_coefficients
 from .sgd_plane import chol2, in_frame, plane
 
 __all__ = ["ERF", "SOFTMAX", "sgd_reduced_kernel", "sgd_reduced_runs"]
 
-_TWO_OVER_SQRT_PI = float(2.0 / np.sqrt(np.pi))
 _TINY = float(np.finfo(float).tiny)
 
 
@@ -37,62 +37,13 @@ ERF, SOFTMAX = 0, 1  # the members the kernel computes (``member`` argument)
 
 
 @jit(inline=True)
-def _softmax_coefficients(PQ, y, lam, two_over_b, L, CE, K):
-    """Softmax member (``theory.nonlinearity``): w = softmax(lambda p) over each sequence's L tokens
-    (shifted by its maximum), T = sum w q, c = r lambda w (q - T), e = r w, r = (2/B)(T - y); the
-    exponentials of the B L shifted arguments (all <= 0) in one vectorised loop (``exp_block``; K: its work space)."""
-    B = PQ.shape[1] // L
-    for b in range(B):
-        lo, hi = b * L, (b + 1) * L
-        zmax = lam * PQ[0, lo]
-        for l in range(lo + 1, hi):
-            zmax = max(zmax, lam * PQ[0, l])
-        for l in range(lo, hi):
-            CE[1, l] = lam * PQ[0, l] - zmax
-    exp_block(CE[1], K)
-    for b in range(B):
-        lo, hi = b * L, (b + 1) * L
-        total = 0.0
-        for l in range(lo, hi):
-            total += CE[1, l]
-        T = 0.0
-        for l in range(lo, hi):
-            CE[1, l] = CE[1, l] / total
-            T += CE[1, l] * PQ[1, l]
-        rb = (T - y[b]) * two_over_b
-        for l in range(lo, hi):
-            CE[0, l] = rb * (lam * CE[1, l] * (PQ[1, l] - T))
-            CE[1, l] = rb * CE[1, l]
-
-
-@jit(inline=True)
-def _erf_coefficients(PQ, y, lam, two_over_b, L, CE, K, G):
-    """erf member (the paper's gate): with g = erf(lambda p) and r = (2/B)(sum g q - y) per sequence,
-    c = r lambda erf'(lambda p) q, e = r g (erf' = (2/sqrt(pi)) exp(-x^2)); on entry CE[1] = lambda p and
-    CE[0] = -(lambda p)^2 (``_draw_step``), whose exp, then erf from it, are taken here for all tokens at once
-    (``exp_block``, ``erf_block``: vectorised; K, G: their work space)."""
-    exp_block(CE[0], K)
-    erf_block(CE[1], CE[0], K, G)
-    scale = lam * _TWO_OVER_SQRT_PI
-    for b in range(PQ.shape[1] // L):
-        acc = 0.0
-        for l in range(b * L, (b + 1) * L):
-            acc += CE[1, l] * PQ[1, l]
-        rb = (acc - y[b]) * two_over_b
-        rs = rb * scale
-        for l in range(b * L, (b + 1) * L):
-            CE[1, l] = rb * CE[1, l]
-            CE[0, l] = rs * (CE[0, l] * PQ[1, l])
-
-
-@jit(inline=True)
 def _gate(lam, p, i, member, CE):
     """For the erf member, lambda p and -(lambda p)^2 of token i into CE[1, i], CE[0, i]
-    (``_erf_coefficients`` takes the exp and the erf)."""
+    (``sgd_gates.erf_coefficients`` takes the exp and the erf)."""
     if member == ERF:
         lp = lam * p
         CE[1, i] = lp
-        CE[0, i] = -(lp * lp)  # its exp: erf'(lp) sqrt(pi) / 2, scaled in _erf_coefficients
+        CE[0, i] = -(lp * lp)  # its exp: erf'(lp) sqrt(pi) / 2, scaled in erf_coefficients
 
 
 @jit(inline=True)
@@ -179,9 +130,9 @@ def _step(KV, x, ab, Z, E, y, lam, alpha, two_over_b, L, gamma2, u_a11, u_n21, u
     u_* = -alpha (a11, n21, a22) of this step; CE (2, B L), F (2, 6), P (4,), K (2, B L) int64 and G (2, B L + 7) are
     work space."""
     if member == SOFTMAX:
-        _softmax_coefficients(PQ, y, lam, two_over_b, L, CE, K)
+        softmax_coefficients(PQ, y, lam, two_over_b, L, CE, K)
     else:
-        _erf_coefficients(PQ, y, lam, two_over_b, L, CE, K, G)
+        erf_coefficients(PQ, y, lam, two_over_b, L, CE, K, G)
     s00, s01, s11, n00, n01, n11, A0, A1 = _sums(x, ab, L, gamma2, PQ, CE, F, P)
     l11, l21, l22 = chol2(s00, s01, s11)
     u5, w5, w6 = l11 * u_a11, l21 * u_a11 + l22 * u_n21, l22 * u_a22
@@ -229,13 +180,26 @@ def sgd_reduced_kernel(KV, S, gamma, mean, noise, u_a11, u_n21, u_a22, lam, alph
     CE = np.empty((2, B * L))
     F, E, P, K = np.empty((2, 6)), np.empty((2, 4)), np.empty(4), np.empty((2, B * L), np.int64)
     G = np.empty((2, B * L + 7))
-    for j in range(n):
+    _advance(KV, S, gamma, mean, noise, u_a11, u_n21, u_a22, lam, alpha, two_over_b, L, snap_rows, snaps, member,
+             (x, ab, Z, y, PQ, CE, F, E, P, K, G))
+
+
+@jit(refcounts=False)
+def _advance(KV, S, gamma, mean, noise, u_a11, u_n21, u_a22, lam, alpha, two_over_b, L, snap_rows, snaps, member,
+             work):
+    """``sgd_reduced_kernel``'s loop over the steps, given its work space ``work`` (x, ab, Z, y, PQ, CE, F, E, P, K, G),
+    compiled without reference counts (``_jit.jit``): the rows and arrays its inlined parts take are not counted, which
+    cost two atomic operations and two calls each, 28 per step (0.2 us of 1.0), and nothing is allocated."""
+    x, ab, Z, y, PQ, CE, F, E, P, K, G = work
+    for j in range(noise.shape[0]):
         _draw_step(S, gamma, mean, L, noise[j], KV, lam[j], member, x, ab, Z, E, y, PQ, CE)
         _step(KV, x, ab, Z, E, y, lam[j], alpha, two_over_b, L, gamma * gamma, u_a11[j], u_n21[j], u_a22[j],
               PQ, CE, F, P, K, G, member)
         row = snap_rows[j]
         if row >= 0:
-            snaps[row] = KV
+            for a in range(2):
+                for c in range(4):
+                    snaps[row, a, c] = KV[a, c]
 
 
 @jit

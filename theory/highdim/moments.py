@@ -33,6 +33,8 @@ from .token_moments import frame_coordinates, token_moments
 
 __all__ = ["GradientMoments", "gradient_moments", "problem_scalars", "task_scalars"]
 
+_TRACE_BLOCKS = ((slice(0, 4), slice(0, 4)), (slice(4, 8), slice(4, 8)), (slice(0, 4), slice(4, 8)))  # kk, vv, kv
+
 
 @dataclasses.dataclass(frozen=True)
 class GradientMoments:
@@ -67,37 +69,35 @@ def _combine(inf, noise, L, eps2, trace):
     4 sum_ij E[A_l^i f_l] K_ij E[A_m^j f_m]^T with K = [[E U^2, 2 E U, 1], [2 E U, 2, 0], [1, 0, 0]]
     (U = U_{l,m})."""
     n = L - 1
+    mu_i, mu_n = inf["A"][1], noise["A"][1]
+    var_i, var_n = inf["A"][2] - mu_i ** 2, noise["A"][2] - mu_n ** 2
+    total_mu, total_var = mu_i + n * mu_n, var_i + n * var_n + eps2
+    mu, var = {"I": mu_i, "N": mu_n}, {"I": var_i, "N": var_n}
     tok = {"I": inf, "N": noise}
-    mu = {key: t["A"][1] for key, t in tok.items()}
-    var = {key: t["A"][2] - mu[key] ** 2 for key, t in tok.items()}
-    total_mu, total_var = mu["I"] + n * mu["N"], var["I"] + n * var["N"] + eps2
 
-    def rest(*excluded):
-        mean = total_mu - sum(mu[e] for e in excluded)
-        return mean, total_var - sum(var[e] for e in excluded) + mean * mean
+    def rest(*excluded):  # mean and second moment of U_S, S the excluded tokens (docstring)
+        mean = total_mu - sum([mu[e] for e in excluded])
+        return mean, total_var - sum([var[e] for e in excluded]) + mean * mean
 
-    first = {key: t["f"] for key, t in tok.items()}                                        # (3, 8)
-    block = {key: t["ff"].reshape(3, 64) for key, t in tok.items()}                       # (3, 64)
-    diag = {key: np.stack([t["ww"], t["uu"], t["wu"]]) for key, t in tok.items()}          # (3 kinds, 3)
     singles = [("I", 1.0)] + ([("N", float(n))] if n else [])
     pairs = [(("I", "N"), n), (("N", "I"), n), (("N", "N"), n * (n - 1))]
     grad, frame, trace_part = np.zeros(8), np.zeros((8, 8)), np.zeros(3)
     for key, mult in singles:
+        t = tok[key]
         m1, m2 = rest(key)
         coef = np.array([m2, 2.0 * m1, 1.0])
-        grad += 2.0 * mult * (first[key][1] + first[key][0] * m1)
-        frame += 4.0 * mult * (coef @ block[key]).reshape(8, 8)
-        trace_part += 4.0 * mult * trace * tok[key]["s2"] * (diag[key] @ coef)
+        grad += 2.0 * mult * (t["f"][1] + t["f"][0] * m1)
+        frame += 4.0 * mult * (coef @ t["ff"].reshape(3, 64)).reshape(8, 8)
+        trace_part += 4.0 * mult * trace * t["s2"] * (np.array([t["ww"], t["uu"], t["wu"]]) @ coef)  # (3 kinds, 3)
     for (key_l, key_m), mult in pairs:
         if mult == 0:
             continue
         n1, n2 = rest(key_l, key_m)
         K = np.array([[n2, 2.0 * n1, 1.0], [2.0 * n1, 2.0, 0.0], [1.0, 0.0, 0.0]])
-        frame += 4.0 * mult * (first[key_l].T @ K @ first[key_m])
+        frame += 4.0 * mult * (tok[key_l]["f"].T @ K @ tok[key_m]["f"])
     risk = total_var + total_mu ** 2
-    s_kk, s_vv, s_kv = (float(np.trace(frame[rows, cols])) + trace_part[i]
-                        for i, (rows, cols) in enumerate(((slice(0, 4), slice(0, 4)), (slice(4, 8), slice(4, 8)),
-                                                          (slice(0, 4), slice(4, 8)))))
+    s_kk, s_vv, s_kv = (float(frame[rows, cols].trace()) + trace_part[i]
+                        for i, (rows, cols) in enumerate(_TRACE_BLOCKS))
     return grad[:4], grad[4:], s_kk, s_vv, s_kv, float(risk), frame
 
 
