@@ -230,3 +230,19 @@ def test_claim_results_do_not_depend_on_the_number_of_workers(quick_verification
     parallel = [quick_verification.results[c.claim_id] for c in claims]
     assert [r.claim_id for r in parallel] == [r.claim_id for r in serial]
     assert [r.measured for r in parallel] == [r.measured for r in serial]
+
+
+def test_chi2_upper_quantile_is_scipys_and_the_closed_form_at_two_dof():
+    # chi2_isf is scipy.stats.chi2.isf without its imports: the same float at every dof and rate used here;
+    # at dof 2 chi^2 is exponential with mean 2, so q = -2 log(rate) (scipy's chdtri to a few eps of it).
+    import scipy.stats
+
+    from numerics.montecarlo.statistics import chi2_isf
+
+    for rate in (1e-4, 5e-4, 1e-3, 0.01, 0.3173105078629141):
+        for dof in range(1, 200):
+            assert chi2_isf(rate, dof) == float(scipy.stats.chi2.isf(rate, dof)), (rate, dof)
+        assert chi2_isf(rate, 2) == pytest.approx(-2 * math.log(rate), rel=8 * np.finfo(float).eps)
+    for bad in (dict(rate=0.0, dof=3), dict(rate=1.0, dof=3), dict(rate=0.01, dof=0)):
+        with pytest.raises(ValueError, match="rate|dof"):
+            chi2_isf(**bad)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-import scipy  # scipy.stats loads on first use (scipy's lazy submodules)
+from .statistics import chi2_isf
 
 __all__ = ["PowerLawFit", "power_law_fit", "log_slope_fit", "weighted_slope"]
 
@@ -68,7 +68,7 @@ def power_law_fit(x, e, se, *, x0=1.0, rate=0.3173) -> PowerLawFit:
     if not 0 < rate < 1:
         raise ValueError(f"rate={rate!r} is not allowed: the false-coverage rate must be in (0, 1)")
     chi, amp = _profile(x, e, 1.0 / se ** 2)
-    q = float(scipy.stats.chi2.isf(rate, 1))
+    q = chi2_isf(rate, 1)
     k = int(np.argmin(chi))
     inside = _GRID[chi <= chi[k] + q]
     if inside.min() <= _GRID[0] or inside.max() >= _GRID[-1]:

@@ -10,7 +10,7 @@ import types
 
 import numpy as np
 
-from numerics.montecarlo.statistics import bonferroni_z
+from numerics.montecarlo.statistics import bonferroni_z, chi2_isf
 
 from ..framework import Check, claim
 from ..checks import random_overlaps
@@ -195,7 +195,6 @@ def determinism_across_executors(quick: bool, rng) -> Check:
        "the population gradient flow's by O(alpha) (fitted exponent 1)",
        figure="sgd_vs_flow", cost=0.25)
 def sgd_to_flow_order_one(quick: bool, rng, figure) -> Check:
-    from scipy.special import chdtri  # chi2 quantiles (scipy.stats.chi2.isf = chdtri, the same float, without its imports)
 
     # The figure's numerics.sgd.flow_gap.sgd_flow_gap result, as stored with its data.
     f, data = figure.params, figure.data
@@ -205,7 +204,7 @@ def sgd_to_flow_order_one(quick: bool, rng, figure) -> Check:
                                 curvature=float(data["curvature"]), chi2=float(data["chi2"]), dof=int(data["dof"]))
     # Two tests (exponent, goodness of fit), Bonferroni over the family.
     z = bonferroni_z(_FAMILY_RATE, 2)
-    chi2_max = float(chdtri(gap.dof, _FAMILY_RATE / 2))
+    chi2_max = chi2_isf(_FAMILY_RATE / 2, gap.dof)
     deviation = abs(gap.rate - 1.0)
     power_gap = _FLOW_POWER_GAP[quick]
     problems = []
