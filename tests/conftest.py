@@ -41,8 +41,8 @@ def pytest_collection(session):
     """The cycle collector paused while the tests are collected. Collecting imports the test
     modules and through them numpy, scipy, sympy, numba and the project: objects that all stay
     alive, which every collection of the older generations walks again. Measured with
-    ``gc.callbacks`` in each worker of ``python -m pytest -n 2`` (load 7-15): the collector took
-    1.0 s of the 4.3 s CPU of a worker's collection, 0.24 s paused."""
+    ``gc.callbacks`` in each worker of ``python -m pytest -n 2`` (load 10-13): the collector took
+    1.05 s of the 4.46 s CPU of a worker's collection, 0.03 s paused."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -58,8 +58,8 @@ def pytest_runtestloop(session):
     ``figures.saving.GC_YOUNG_THRESHOLD`` net allocations instead of 700 (``fewer_collections``,
     for the same reason as when a figure is drawn: a test process holds ~10^6 objects that each
     collection reaching the older generations walks again). Measured with ``gc.callbacks`` in
-    each worker of ``python -m pytest -n 2``: the collector's CPU after collection 3.4 s and 3.4 s,
-    0.75 s and 2.05 s with it."""
+    each worker of ``python -m pytest -n 2`` (load 10-13): the collector's CPU after collection
+    2.1 s and 4.7 s, 0.85 s and 2.75 s with it."""
     from figures.saving import fewer_collections
 
     with fewer_collections():
