@@ -1,13 +1,15 @@
-"""The demo figure the saving tests draw (tests/test_figures_save.py, tests/test_pdf_fonts.py), and a
-figure saved to PNG pixels or PDF bytes as ``figures.saving`` lays it out."""
+"""The demo figure the saving tests draw (tests/test_figures_save.py, tests/test_pdf_fonts.py), a figure
+saved to PNG pixels or PDF bytes as ``figures.saving`` lays it out, and the demo figure as matplotlib
+alone saves it (``matplotlib_reference``), for the tests of both files that compare with it."""
 
 import io
+from types import SimpleNamespace
 
 import numpy as np
 from PIL import Image
 
 from figures.saving import fix_layout
-from figures.style import DOUBLE_COLUMN
+from figures.style import DOUBLE_COLUMN, figure_style
 
 
 def demo_figure():
@@ -31,7 +33,28 @@ def pixels(data: bytes):
     return np.asarray(Image.open(io.BytesIO(data)).convert("RGBA"))
 
 
-def saved(fig, fmt):
+def saved_in_box(fig, fmt):
+    """``fig`` laid out by ``fix_layout`` and saved as PNG pixels or PDF bytes (no creation date), and
+    the box saved (inches)."""
+    bbox = fix_layout(fig)
     out = io.BytesIO()
-    fig.savefig(out, format=fmt, bbox_inches=fix_layout(fig), metadata={"CreationDate": None} if fmt == "pdf" else None)
-    return pixels(out.getvalue()) if fmt == "png" else out.getvalue()
+    fig.savefig(out, format=fmt, bbox_inches=bbox, metadata={"CreationDate": None} if fmt == "pdf" else None)
+    return (pixels(out.getvalue()) if fmt == "png" else out.getvalue()), bbox
+
+
+def saved(fig, fmt):
+    return saved_in_box(fig, fmt)[0]
+
+
+def matplotlib_reference():
+    """``demo_figure()`` saved by matplotlib alone (no shared cache of ``figures`` in force) in the project
+    style, computed once per test run (the fixture ``demo_reference``, tests/conftest.py): ``png``,
+    matplotlib's own ``savefig(bbox_inches="tight")`` PNG titled ``demo`` (two draws), and its ``pixels``
+    (read-only), which ``saved`` also gives; ``pdf``, the PDF bytes ``saved`` writes, in the box ``box``."""
+    with figure_style():
+        png = io.BytesIO()
+        demo_figure().savefig(png, format="png", metadata={"Title": "demo"})
+        pdf, box = saved_in_box(demo_figure(), "pdf")
+    image = pixels(png.getvalue())
+    image.flags.writeable = False
+    return SimpleNamespace(png=png.getvalue(), pixels=image, pdf=pdf, box=box)

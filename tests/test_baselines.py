@@ -13,6 +13,7 @@ from scipy.stats import norm
 from numerics.montecarlo.geometry import random_orthonormal
 from numerics.montecarlo.ols import ols_fit, ols_risk_mc
 from numerics.montecarlo.task import sample_task
+from rng_streams import sfc64
 from theory.baselines import (attention_linear_crossover, linear_predictor_risk, linear_risk,
                               linear_risk_fixed_location, null_risk, oracle_best_lambda,
                               oracle_risk_prescribed, prescribed_lambda)
@@ -52,6 +53,7 @@ def test_linear_predictor_risk_matches_sampled_squared_error(rng):
     """The second-moment algebra behind Prop 3, checked on random coefficients by Monte Carlo."""
     cases = [(4, 3, G_HALF, None), (6, 2, 1.4, None), (5, 3, 0.8, 1)]
     z = z_crit(len(cases))
+    rng = sfc64(rng)   # compiled draws (tests/rng_streams.py)
     for d, L, gamma, J in cases:
         p = Task(d=d, L=L, gamma=gamma, eps=0.3)
         k_star, v_star = random_orthonormal(d, 2, rng)
@@ -72,6 +74,7 @@ def test_ols_matches_prop3_for_uniform_location(rng):
     Power: Prop 3 differs from the null risk by gamma^4/(gamma^2 + L - 1) >= 0.05 here, over 15
     stderr, so an OLS that failed to learn would be rejected."""
     z = z_crit(len(OLS_CASES))
+    rng = sfc64(rng)   # compiled draws (tests/rng_streams.py)
     for d, L, gamma in OLS_CASES:
         p = Task(d=d, L=L, gamma=gamma, eps=0.3)
         k_star, v_star = random_orthonormal(d, 2, rng)
@@ -84,6 +87,7 @@ def test_ols_matches_prop3_for_uniform_location(rng):
 
 def test_ols_reaches_eps_squared_for_fixed_location(rng):
     z = z_crit(2)
+    rng = sfc64(rng)   # compiled draws (tests/rng_streams.py)
     for d, L in ((5, 3), (20, 2)):
         p = Task(d=d, L=L, gamma=G_HALF, eps=0.4)
         k_star, v_star = random_orthonormal(d, 2, rng)
@@ -100,6 +104,7 @@ def test_ols_fit_recovers_exact_linear_model(rng):
 
 def test_null_risk_matches_sampled_output_variance(rng):
     p = Task(d=6, L=4, gamma=0.9, eps=0.5)
+    rng = sfc64(rng)   # compiled draws (tests/rng_streams.py)
     k_star, v_star = random_orthonormal(6, 2, rng)
     _, Y, _ = sample_task(p, k_star, v_star, 200_000, rng)
     y2 = Y * Y

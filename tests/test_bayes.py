@@ -121,9 +121,12 @@ def _direct_pair_sum(d, gamma, panel):
     laws = log_likelihood_ratio_laws(d, gamma, panel)
 
     def pair(a, b):
+        """w1^T Q w2, Q = e / (1 + e)^2, e = exp(-|x1 - x2|): one (n1, n2) array worked in place, one temporary."""
         (x1, w1), (x2, w2) = laws[a], laws[b]
-        e = np.exp(-np.abs(x1[:, None] - x2[None, :]))
-        return w1 @ (e / np.square(1.0 + e)) @ w2
+        e = np.subtract.outer(x1, x2)
+        np.exp(np.negative(np.abs(e, out=e), out=e), out=e)
+        q = np.add(1.0, e)
+        return w1 @ np.divide(e, np.square(q, out=q), out=e) @ w2
 
     return gamma**2 * pair("informative_w", "noise") + pair("informative", "noise_w")
 

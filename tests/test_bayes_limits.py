@@ -2,6 +2,7 @@
 answers where the excess is below the quadrature's own error, the grid is sized from the spread of
 the log-likelihood ratio, and spreads beyond 5e4 panels raise a ValueError stating the bound."""
 
+import functools
 import json
 import subprocess
 import sys
@@ -18,9 +19,15 @@ QUAD_POINTS = [(2, 10, 0.7), (10, 10, 0.7), (10, 10, 0.3), (20, 10, 0.5), (100, 
                (50, 3, 0.5), (2, 2, 3.0), (200, 10, 1.0)]
 
 
+@functools.cache
+def _quad(d, L, gamma):
+    """bayes_risk_quad at eps = 0, computed once per process for the two tests of QUAD_POINTS."""
+    return bayes_risk_quad(Task(d=d, L=L, gamma=gamma, eps=0.0))
+
+
 @pytest.mark.parametrize("d, L, gamma", QUAD_POINTS)
 def test_quadrature_lies_below_the_bound(d, L, gamma):
-    q = bayes_risk_quad(Task(d=d, L=L, gamma=gamma, eps=0.0))
+    q = _quad(d, L, gamma)
     bound = bayes_excess_bound(d, L, gamma)
     assert -q.abserr <= q.value <= bound + q.abserr
     assert q.abserr < bound            # the quadrature ran (it resolves B better than the bound)
@@ -30,7 +37,7 @@ def test_bound_is_within_a_factor_30_where_both_are_known():
     """Not a correctness requirement, a check that the bound is informative: measured ratios
     bound / B are 7-21 at the points above (d <= 100)."""
     for d, L, gamma in QUAD_POINTS[:6]:
-        b = bayes_risk_quad(Task(d=d, L=L, gamma=gamma, eps=0.0)).value
+        b = _quad(d, L, gamma).value
         assert bayes_excess_bound(d, L, gamma) <= 30 * b
 
 

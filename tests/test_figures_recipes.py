@@ -14,7 +14,7 @@ from figures.style import figure_style
 RECIPES = discover_recipes()
 
 
-pytestmark = pytest.mark.usefixtures("agg_backend")
+pytestmark = pytest.mark.usefixtures("agg_backend", "drawing_collections")
 
 
 def test_the_first_recipes_are_registered():

@@ -18,25 +18,32 @@ from figures.paths import OutputPaths
 from figures.saving import GC_YOUNG_THRESHOLD, fewer_collections, fix_layout, save_figure, write_rgb_png
 from figures.style import figure_style
 
-pytestmark = pytest.mark.usefixtures("agg_backend")
+pytestmark = pytest.mark.usefixtures("agg_backend", "drawing_collections")
 
 METADATA = {"png": {"Title": "demo"}, "pdf": {"Title": "demo"}}
 
 
-def test_png_is_what_savefig_tight_writes_and_the_layout_runs_once(tmp_path, monkeypatch):
+@pytest.fixture
+def reference(demo_reference):
+    """``demo_figure()`` saved by matplotlib alone (no shared cache in force): its PNG (matplotlib's
+    ``savefig(bbox_inches="tight")``) and pixels, its PDF as ``saved`` writes it and the box; once per
+    test run for the tests that compare with it (``demo_figure.matplotlib_reference``)."""
+    return demo_reference
+
+
+def test_png_is_what_savefig_tight_writes_and_the_layout_runs_once(tmp_path, monkeypatch, reference):
     from matplotlib.figure import Figure
 
+    assert METADATA["png"] == {"Title": "demo"}   # the reference's (matplotlib's own bbox "tight")
     with figure_style():
-        reference = io.BytesIO()
-        demo_figure().savefig(reference, format="png", metadata=METADATA["png"])   # matplotlib's own bbox "tight"
         draws = []
         draw = Figure.draw
         monkeypatch.setattr(Figure, "draw", lambda self, renderer: (draws.append(1), draw(self, renderer))[1])
         png, pdf = save_figure(demo_figure(), OutputPaths(out=tmp_path, cache=tmp_path / "cache"), "demo", METADATA)
     # one draw per file, the layout and the box without one (savefig: two per file)
     assert len(draws) == 2
-    assert np.array_equal(pixels(png.read_bytes()), pixels(reference.getvalue()))
-    ours, theirs = Image.open(png), Image.open(reference)
+    assert np.array_equal(pixels(png.read_bytes()), reference.pixels)
+    ours, theirs = Image.open(png), Image.open(io.BytesIO(reference.png))
     assert (ours.mode, theirs.mode) == ("RGB", "RGBA")   # opaque: the same pixels without the alpha channel
     assert ours.text == theirs.text and ours.text["Title"] == "demo" and "Matplotlib" in ours.text["Software"]
     assert ours.info["dpi"] == theirs.info["dpi"]
@@ -79,15 +86,11 @@ def test_rgb_png_decodes_to_its_pixels_text_and_resolution():
             write_rgb_png(io.BytesIO(), bad, dpi=300, text={})
 
 
-def test_pdf_page_is_the_tight_box():
+def test_pdf_page_is_the_tight_box(reference):
     import re
 
-    with figure_style():
-        fig = demo_figure()
-        bbox = fix_layout(fig)
-        out = io.BytesIO()
-        fig.savefig(out, format="pdf", bbox_inches=bbox)
-    box = [float(x) for x in re.search(rb"/MediaBox \[ *([-\d. ]+)\]", out.getvalue()).group(1).split()]
+    bbox = reference.box   # fix_layout's, the PDF saved in it
+    box = [float(x) for x in re.search(rb"/MediaBox \[ *([-\d. ]+)\]", reference.pdf).group(1).split()]
     # PDF page in points (72 per inch), written with 6 significant digits at most
     assert box[2:] == pytest.approx([72 * bbox.width, 72 * bbox.height], rel=1e-6, abs=1e-3)
 
@@ -98,14 +101,6 @@ def test_fix_layout_needs_the_tight_style():
     with figure_style(), matplotlib.rc_context({"savefig.bbox": "standard"}):
         with pytest.raises(ValueError, match="savefig.bbox=None"):
             fix_layout(demo_figure())
-
-
-@pytest.fixture(scope="module")
-def reference():
-    """``demo_figure()`` saved as PNG pixels and PDF bytes by matplotlib alone (no shared cache in
-    force), once for the tests of this module that compare with it."""
-    with figure_style():
-        return [saved(demo_figure(), fmt) for fmt in ("png", "pdf")]
 
 
 def test_shared_mathtext_draws_the_same_and_parses_each_string_once(reference):
@@ -125,7 +120,7 @@ def test_shared_mathtext_draws_the_same_and_parses_each_string_once(reference):
             assert misses > before and shared_cache_info().misses == misses
     assert MathTextParser.__dict__["_parse_cached"] is original and "_parse_uncached" not in MathTextParser.__dict__
     for drawn in (first, again):
-        assert np.array_equal(drawn[0], reference[0]) and drawn[1] == reference[1]
+        assert np.array_equal(drawn[0], reference.pixels) and drawn[1] == reference.pdf
 
 
 def test_shared_text_metrics_draw_the_same_and_measure_each_string_once(reference):
@@ -147,7 +142,7 @@ def test_shared_text_metrics_draw_the_same_and_measure_each_string_once(referenc
             assert shared_layouts_info().hits > laid_out.hits
     assert text._get_text_metrics_with_cache is original and text.Text.__dict__["_get_layout"] is layout
     for drawn in (first, again):
-        assert np.array_equal(drawn[0], reference[0]) and drawn[1] == reference[1]
+        assert np.array_equal(drawn[0], reference.pixels) and drawn[1] == reference.pdf
 
 
 def test_shared_text_metrics_key_the_rc_parameters():
@@ -304,7 +299,7 @@ def test_tick_label_boxes_follow_the_renderer():
     # at the PDF's resolution (72 dpi) too, where the PNG's canvas has the size of the PDF's page
     with figure_style(), matplotlib.rc_context({"savefig.dpi": 72}):
         fig = figure()
-        reference = [saved(fig, fmt) for fmt in ("png", "pdf", "png")]
+        reference = [saved(fig, fmt) for fmt in ("png", "pdf")]   # matplotlib's next PNG is its first
         with ticks_placed_once():
             fig = figure()
             drawn = [saved(fig, fmt) for fmt in ("png", "pdf", "png")]
@@ -316,7 +311,7 @@ def test_tick_label_boxes_follow_the_renderer():
             again, _ = fig.axes[0].xaxis._get_ticklabel_bboxes(ticks, renderer)
             assert again[0].x0 == first[0].x0 - 100.0
         assert "measured_once" not in vars(maxis.Axis._get_ticklabel_bboxes)
-    assert np.array_equal(drawn[0], reference[0]) and np.array_equal(drawn[2], reference[2])
+    assert np.array_equal(drawn[0], reference[0]) and np.array_equal(drawn[2], reference[0])
     assert drawn[1] == reference[1]
 
 

@@ -13,6 +13,7 @@ from scipy import stats
 
 from numerics.montecarlo.geometry import overlaps_from_vectors
 from numerics.dynamics.initial import sample_initial_overlaps, sample_initial_vectors
+from rng_streams import sfc64
 
 FAMILY_RATE = 1e-3  # declared false-failure rate of each test function
 DIMS = (5, 50, 400)
@@ -41,6 +42,7 @@ def _ks_pvalues(d, on_manifold, rng, d_overlaps=None):
 
 @pytest.mark.parametrize("on_manifold", [False, True])
 def test_overlap_law_matches_vector_sampling(on_manifold, rng):
+    rng = sfc64(rng)   # d-dimensional vectors: the compiled normals (tests/rng_streams.py)
     pvalues = {(d, k): p for d in DIMS for k, p in _ks_pvalues(d, on_manifold, rng).items()}
     level = FAMILY_RATE / len(pvalues)
     assert min(pvalues.values()) > level, pvalues
@@ -51,6 +53,7 @@ def test_ks_batch_has_power_against_wrong_dimension(on_manifold, rng):
     # Same batch and level as above, but the overlaps drawn in dimension 2d: every d must be rejected.
     n_tests = len(DIMS) * (2 if on_manifold else 6)
     level = FAMILY_RATE / n_tests
+    rng = sfc64(rng)
     for d in DIMS:
         pvalues = _ks_pvalues(d, on_manifold, rng, d_overlaps=2 * d)
         assert min(pvalues.values()) < level, (d, pvalues)

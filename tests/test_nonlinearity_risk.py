@@ -8,6 +8,7 @@ import pytest
 from scipy.special import ndtri
 
 from numerics.nonlinearity import population_risk_sigma_mc
+from rng_streams import sfc64
 from test_risk_routes import gradient_floor, random_point
 from theory.risk_roundoff import population_risk_roundoff
 from theory import OVERLAP_NAMES, Overlaps, Problem, population_risk, population_risk_grad
@@ -122,7 +123,8 @@ FAST_POINTS = [(Problem(d=10, L=2, gamma=0.7, eps=0.1, lam=0.8), Overlaps(kappa=
 
 
 def test_quadrature_equals_monte_carlo_every_member(rng):
-    """Every member on and off M; Bonferroni over the whole family of tests."""
+    """Every member on and off M; Bonferroni over the whole family of tests. Draws from ``sfc64(rng)``."""
+    rng = sfc64(rng)
     cases = [(p, o, name) for name in NONLINEARITY_NAMES for p, o in FAST_POINTS]
     cases.append((Problem(d=100, L=100, gamma=0.7, eps=0.1, lam=1.0), OFF_M, "softmax"))
     z_crit = _bonferroni_z(len(cases))

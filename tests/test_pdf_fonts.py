@@ -9,17 +9,18 @@ import pytest
 from demo_figure import demo_figure, saved
 
 from figures.paths import OutputPaths
-from figures.saving import save_figure
+from figures.saving import save_figure, ticks_placed_once
+from figures.shared_mathtext import shared_text_metrics
 from figures.style import figure_style
 
-pytestmark = pytest.mark.usefixtures("agg_backend")
+pytestmark = pytest.mark.usefixtures("agg_backend", "drawing_collections")
 
 
-@pytest.fixture(scope="module")
-def reference_pdf():
-    """``demo_figure()`` saved as PDF bytes by matplotlib alone (no shared cache in force)."""
-    with figure_style():
-        return saved(demo_figure(), "pdf")
+@pytest.fixture
+def reference_pdf(demo_reference):
+    """``demo_figure()`` saved as PDF bytes by matplotlib alone (no shared cache in force), once per
+    test run (``demo_figure.matplotlib_reference``)."""
+    return demo_reference.pdf
 
 
 def _pdf_objects(data: bytes) -> dict:
@@ -100,7 +101,7 @@ def test_lean_font_subsets_restores_the_backend():
     assert pdf_ps.subset is original
 
 
-def test_pdf_text_placed_without_glyph_loads_is_placed_the_same():
+def test_pdf_text_placed_without_glyph_loads_is_placed_the_same(reference_pdf):
     """Within ``lean_font_subsets`` the PDF backend's text layout gives the glyphs, fonts and places that
     matplotlib's gives (a fallback font's glyph, kerning and a superscript among them); the page
     streams of the demo figure are the same bytes; after the block the backend has matplotlib's module."""
@@ -121,8 +122,7 @@ def test_pdf_text_placed_without_glyph_loads_is_placed_the_same():
         return [(item.ft_object.fname, item.char, item.glyph_index, item.x, item.y, item.prev_kern)
                 for string in ("AVAT excess risk R − ε²", "step t ≥ 10⁴ “κ, ν”", "中 x") for item in layout(string, font)]
 
-    def pages(fig):
-        data = saved(fig, "pdf")
+    def pages(data):
         return [zlib.decompress(m) for m in re.findall(rb"/Filter /FlateDecode[^>]*>>\s*stream\n(.*?)endstream", data, re.S)
                 if b"BT" in zlib.decompress(m)]
 
@@ -131,12 +131,12 @@ def test_pdf_text_placed_without_glyph_loads_is_placed_the_same():
     lean_expected = hasattr(font, "_layout")
     expected = placed(helpers.layout) if lean_expected else None
     with figure_style():
-        reference = pages(demo_figure())
+        reference = pages(reference_pdf)
         with lean_font_subsets():
             assert (backend_pdf._text_helpers is not helpers) == lean_expected
             if lean_expected:
                 assert placed(backend_pdf._text_helpers.layout) == expected
-            drawn = pages(demo_figure())
+            drawn = pages(saved(demo_figure(), "pdf"))
     assert backend_pdf._text_helpers is helpers
     assert reference and drawn == reference
 
@@ -158,7 +158,9 @@ def test_font_tables_decompiled_once_give_the_same_pdf(monkeypatch):
 
     monkeypatch.setattr(pdf_fonts, "_DECOMPILED", {})
     monkeypatch.setattr(pdf_fonts, "_GLYPHS_SPLIT", {})
-    with figure_style():
+    # the four saved as save_figure saves them (each text measured, each axis's ticks placed once): the
+    # pages drawn the same (tests/test_figures_save.py), each font subset from the same characters
+    with figure_style(), shared_text_metrics(), ticks_placed_once():
         with monkeypatch.context() as m:
             m.setattr(pdf_fonts, "_tables_decompiled_once", contextlib.nullcontext)
             without = pdf()
