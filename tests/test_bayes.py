@@ -20,6 +20,7 @@ from numerics.montecarlo.task import sample_task
 from theory.bayes import bayes_risk_quad, log_likelihood_ratio_laws
 from theory.parameters import Task
 from numerics.montecarlo.statistics import bonferroni_z
+from rng_streams import sfc64
 
 ALPHA = 1e-3
 EPS64 = np.finfo(float).eps
@@ -156,6 +157,7 @@ AGREEMENT_POINTS = [(2, 2, G_HALF), (3, 3, 0.5), (5, 10, G_HALF), (10, 10, G_HAL
 
 def test_quadrature_and_monte_carlo_agree(rng):
     z = z_crit(len(AGREEMENT_POINTS))
+    rng = sfc64(rng)   # compiled draws (tests/rng_streams.py)
     for d, L, gamma in AGREEMENT_POINTS:
         p = problem(d, L, gamma, eps=0.2)
         q = bayes_risk_quad(p)
@@ -167,6 +169,7 @@ def test_quadrature_and_monte_carlo_agree(rng):
 
 def test_monte_carlo_rejects_a_wrong_gamma(rng):
     """Power check: the same comparison rejects the quadrature at gamma off by 3%."""
+    rng = sfc64(rng)   # the stream of the comparison it checks
     p = problem(5, 10, G_HALF)
     est = bayes_risk_mc(p, 60_000, rng)
     wrong = bayes_risk_quad(problem(5, 10, 1.03 * G_HALF))

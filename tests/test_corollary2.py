@@ -24,6 +24,7 @@ from theory.corollary2 import (SEQUENCES, corollary2_rate, log_deviation_bound, 
 from theory.zeta import ZETA_MAX_RELATIVE_ERROR
 from theory.parameters import Task
 from numerics.montecarlo.statistics import bonferroni_z
+from rng_streams import sfc64
 
 ALPHA = 1e-3
 EPS64 = np.finfo(float).eps
@@ -138,6 +139,7 @@ def test_risk_ordering(rng):
     risk by quadrature and Monte Carlo and the oracle by closed form and Monte Carlo."""
     eps = 0.2
     z = z_crit(3 * len(ORDER_POINTS))
+    rng = sfc64(rng)   # compiled draws (tests/rng_streams.py)
     for d, L, gamma in ORDER_POINTS:
         p = Task(d=d, L=L, gamma=gamma, eps=eps)
         bayes = bayes_risk_quad(p)
