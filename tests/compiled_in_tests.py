@@ -6,6 +6,11 @@ old code after an edit of a helper. It is cached only in the kernels' own folder
 (``numerics.kernels.kernel_cache_dir``: named by a digest of every kernel module, in use once a kernel
 module is imported), where such an edit starts a fresh cache; elsewhere it compiles in memory, once per
 process. Compiling ``_draw_step``'s test kernel costs about 3 s of CPU; loading it from the cache, 0.1 s.
+
+Such a kernel reaches the helpers through their module (``ke.erf_block`` after ``import numerics.kernels.erf_poly
+as ke``), not as names imported into the enclosing function: numba keys a closure's cache entry on the pickled
+closure variables, and a pickled compiled function differs from one process to the next, so every process would
+miss the cache, compile again (about 1.5 s for ``erf_block``'s) and add a file to the cache folder.
 """
 
 
@@ -16,4 +21,8 @@ def njit_over_kernels(fn):
 
     from numerics.kernels import kernel_cache_dir
 
+    compiled = [c.cell_contents for c in fn.__closure__ or () if isinstance(c.cell_contents, numba.core.dispatcher.Dispatcher)]
+    if compiled:
+        raise TypeError(f"{fn.__qualname__} closes over the compiled function(s) {[f.__name__ for f in compiled]}: "
+                        "call them through their module so that numba's cache key is the same in every process")
     return numba.njit(cache=numba.config.CACHE_DIR == str(kernel_cache_dir()))(fn)

@@ -61,8 +61,11 @@ def test_bad_delta_raises():
 
 def test_time_after_the_exit_is_that_of_the_five_overlaps_drift():
     """tau_after(R r), integrated on M (two equations at rtol 1e-4), against the drift of one run integrated in
-    all five overlaps from R r at rtol 1e-8 (the reference): within 2e-3, the error of rtol 1e-4 measured in
-    numerics.highdim.escape_sgd (<= 1.1e-3 at d = 10^3 - 10^4), far below the law's own error against SGD."""
+    all five overlaps from R r at rtol 1e-7 (the reference): within 2e-3, the error of rtol 1e-4 measured in
+    numerics.highdim.escape_sgd (<= 1.1e-3 at d = 10^3 - 10^4), far below the law's own error against SGD.
+    The reference's own error is ~1e-9: 8.3717556 against 8.37175558 by DOP853 at rtol 1e-7 to 1e-10 (its
+    steps bounded by the stiff off-M mode, ~4,000 right-hand sides), at 395 right-hand sides (1,270 at rtol 1e-8,
+    3.5e-8 off)."""
     from scipy.integrate import solve_ivp
 
     from numerics.highdim import per_run_drift, sgd_escape_law
@@ -76,6 +79,6 @@ def test_time_after_the_exit_is_that_of_the_five_overlaps_drift():
     aligned.terminal, aligned.direction = True, 1
     start = np.r_[law.exit_radius * law.direction, 0.0, 0.0, 0.0]
     sol = solve_ivp(lambda _, y: per_run_drift(problem, y, c=0.5, batch_size=1), (0.0, 16.0), start,
-                    method="LSODA", rtol=1e-8, atol=1e-11, events=aligned)
+                    method="LSODA", rtol=1e-7, atol=1e-10, events=aligned)
     assert sol.success and len(sol.t_events[0]) == 1
     assert abs(law.tau_after - sol.t_events[0][0]) <= 2e-3

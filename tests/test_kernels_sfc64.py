@@ -12,13 +12,13 @@ def _draws():
     """Compiled once per process and cached with the kernels (tests/compiled_in_tests.py)."""
     from compiled_in_tests import njit_over_kernels
 
-    from numerics.kernels.sfc64 import sfc64_normal
+    import numerics.kernels.sfc64 as ks
 
     @njit_over_kernels
     def draws(state, out):
         a, b, c, w = state[0], state[1], state[2], state[3]
         for i in range(out.size):
-            out[i], a, b, c, w = sfc64_normal(a, b, c, w)
+            out[i], a, b, c, w = ks.sfc64_normal(a, b, c, w)
         state[0], state[1], state[2], state[3] = a, b, c, w
 
     return draws
@@ -55,17 +55,17 @@ def _chisquare_draws():
     """Compiled once per process and cached with the kernels (tests/compiled_in_tests.py)."""
     from compiled_in_tests import njit_over_kernels
 
-    from numerics.kernels.sfc64 import gamma_constants, sfc64_chisquare, sfc64_chisquare_above_two
+    import numerics.kernels.sfc64 as ks
 
     @njit_over_kernels
     def draws(state, df, out, hoisted):
         a, b, c, w = state[0], state[1], state[2], state[3]
-        bb, cc = gamma_constants(df / 2.0)
+        bb, cc = ks.gamma_constants(df / 2.0)
         for i in range(out.size):
             if hoisted:
-                out[i], a, b, c, w = sfc64_chisquare_above_two(bb, cc, a, b, c, w)
+                out[i], a, b, c, w = ks.sfc64_chisquare_above_two(bb, cc, a, b, c, w)
             else:
-                out[i], a, b, c, w = sfc64_chisquare(df, a, b, c, w)
+                out[i], a, b, c, w = ks.sfc64_chisquare(df, a, b, c, w)
         state[0], state[1], state[2], state[3] = a, b, c, w
 
     return draws

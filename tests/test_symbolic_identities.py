@@ -26,7 +26,8 @@ def test_stein_moment_matches_direct_integral(m):
     g = sp.Symbol("g", positive=True)
     z = sp.Symbol("z", real=True)
     direct = sp.integrate(z**m * sp.exp(A + g * z - z**2 / 2) / sp.sqrt(2 * sp.pi), (z, -sp.oo, sp.oo))
-    assert sp.simplify(stein_moment(sp.exp(A + g**2 / 2), A, g, m) - direct) == 0
+    # a difference that expands to 0 is 0 (sympy.simplify proves it too, ~20x slower)
+    assert sp.expand(stein_moment(sp.exp(A + g**2 / 2), A, g, m) - direct) == 0
 
 
 def test_stein_moment_rejects_negative_order():
@@ -39,7 +40,8 @@ def test_heat_equation_of_explicit_zeta_t():
     t = sp.Symbol("t", real=True)
     g = sp.Symbol("g", positive=True)
     e = ZetaT(t, g).rewrite(sp.erf)
-    assert sp.simplify(sp.expand(sp.diff(e, g) - g * sp.diff(e, t, 2))) == 0
+    # expanded, then over one denominator: 0 (sympy.simplify proves it too, ~10x slower)
+    assert sp.cancel(sp.expand(sp.diff(e, g) - g * sp.diff(e, t, 2))) == 0
 
 
 def test_heat_equation_of_explicit_zeta_tt_at_40_digits(rng):

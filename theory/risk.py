@@ -122,8 +122,11 @@ def risk_grad_from_arrays(d, L, gamma, eps, lam, kappa, nu, theta, eta, rho):
              + 2 * lam**2 * g2**2 * rho * z2
              + 2 * (L - 1) * lam**2 * rho * zeta_tt_at_zero(lam) + 2 * (L - 1) * (L - 2) * C * C * rho
              + 2 * (L - 1) * C * (s * theta * ea + 2 * lam * g2 * rho * d1 / c2))
-    shape = np.broadcast_shapes(*(np.shape(x) for x in (d, L, gamma, eps, lam, kappa, nu, theta, eta, rho)))
-    return tuple(np.broadcast_to(r, shape) * 1.0 for r in (r_kappa, r_nu, r_theta, r_eta, r_rho))
+    shape = np.broadcast(d, L, gamma, eps, lam, kappa, nu, theta, eta, rho).shape
+    # a fresh float array (or float64 scalar) of the broadcast shape; broadcast only where a partial lacks
+    # dimensions (the flow's right-hand side calls this on scalars, where broadcast_to dominated)
+    return tuple(np.multiply(r, 1.0) if np.shape(r) == shape else np.broadcast_to(r, shape) * 1.0
+                 for r in (r_kappa, r_nu, r_theta, r_eta, r_rho))
 
 
 def population_risk(problem: Problem, overlaps: Overlaps):

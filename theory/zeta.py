@@ -80,23 +80,37 @@ def zeta_of_ratio(w, g):
     """
     w, g = np.broadcast_arrays(np.asarray(w, dtype=float), np.asarray(g, dtype=float))
     root = np.hypot(1.0, 2.0 * g)
-    out = np.empty(w.shape)
     # 1 - 8T loses relative accuracy only where zeta is small; zeta >= erf(w)^2 and
     # zeta >= zeta(0, g), so outside this set zeta > 0.2 and the direct form is accurate.
     small = (g < _G_SWITCH) & (np.abs(w) < _W_SWITCH)
+    if w.ndim == 0:  # one point: its branch without the masks (the same operations)
+        one = w.reshape(1), g.reshape(1), root.reshape(1)
+        return _near_zero(*one)[0] if small else _owen(*one)[0]
+    out = np.empty(w.shape)
     large = ~small
-    out[large] = 1.0 - 8.0 * owens_t(np.sqrt(2.0) * w[large], 1.0 / root[large])
+    out[large] = _owen(w[large], g[large], root[large])
     if np.any(small):
-        hs, rs, gs = np.sqrt(2.0) * w[small], root[small], g[small]
-        # 1 - c without cancellation: the interval is only ~2 g^2 long for small g.
-        half = 2.0 * gs * gs / (rs * (rs + 1.0))
-        x2 = np.square(1.0 - half[:, None] * (1.0 - _GL_NODES))  # nodes on [c, 1], squared
-        integrand = np.exp(-0.5 * (hs * hs)[:, None] * (1.0 + x2)) / (1.0 + x2)
-        # einsum, not matmul: BLAS's gemv sums a row in an order that depends on the number of rows, so a point's
-        # value would depend on the points evaluated with it; einsum sums each row alone, in one fixed order
-        integral = half * np.einsum("ij,j->i", integrand, _GL_WEIGHTS)
-        out[small] = erf(w[small]) ** 2 + (4.0 / np.pi) * integral
-    return out[()] if out.ndim == 0 else out
+        out[small] = _near_zero(w[small], g[small], root[small])
+    return out
+
+
+def _owen(w, g, root):
+    """zeta = 1 - 8 T(sqrt(2) w, 1 / sqrt(1 + 4g^2)) (module docstring), on 1-d arrays; root = sqrt(1 + 4g^2)."""
+    return 1.0 - 8.0 * owens_t(np.sqrt(2.0) * w, 1.0 / root)
+
+
+def _near_zero(w, g, root):
+    """zeta = erf(w)^2 + (4/pi) int_c^1 exp(-h^2 (1 + x^2)/2) / (1 + x^2) dx by 20-point Gauss-Legendre
+    (module docstring), on 1-d arrays of points with g < 1/2 and |w| < 1/2; root = sqrt(1 + 4g^2)."""
+    hs = np.sqrt(2.0) * w
+    # 1 - c without cancellation: the interval is only ~2 g^2 long for small g.
+    half = 2.0 * g * g / (root * (root + 1.0))
+    x2 = np.square(1.0 - half[:, None] * (1.0 - _GL_NODES))  # nodes on [c, 1], squared
+    integrand = np.exp(-0.5 * (hs * hs)[:, None] * (1.0 + x2)) / (1.0 + x2)
+    # einsum, not matmul: BLAS's gemv sums a row in an order that depends on the number of rows, so a point's
+    # value would depend on the points evaluated with it; einsum sums each row alone, in one fixed order
+    integral = half * np.einsum("ij,j->i", integrand, _GL_WEIGHTS)
+    return erf(w) ** 2 + (4.0 / np.pi) * integral
 
 
 def zeta_at_zero(g):

@@ -1,8 +1,8 @@
 """Exact sympy steps shared by the derivations of ``theory.symbolic``, each cheaper than the general
 route it replaces and giving the same exact result.
 
-- ``simplified``: an expression that is 0 is recognised structurally or after expansion before
-  ``sympy.simplify`` is tried.
+- ``simplified``: an expression that is 0 is recognised structurally, after expansion or after
+  expansion and cancellation over one denominator before ``sympy.simplify`` is tried.
 - ``partial_at``: a partial derivative at a point, with the other coordinates fixed before
   differentiating (differentiation in one variable commutes with fixing the others).
 """
@@ -15,9 +15,12 @@ __all__ = ["simplified", "partial_at"]
 
 
 def simplified(expr):
-    """``expr`` simplified: 0 when it is 0 structurally or after expansion (cheap tests first),
-    else ``sympy.simplify(expr)``."""
-    if expr == 0 or sp.expand(expr) == 0:
+    """``expr`` simplified: 0 when it is 0 structurally, after expansion or after expansion and
+    ``sympy.cancel`` (cheap tests first), else ``sympy.simplify(expr)``."""
+    if expr == 0:
+        return sp.S.Zero
+    expanded = sp.expand(expr)
+    if expanded == 0 or sp.cancel(expanded) == 0:
         return sp.S.Zero
     return sp.simplify(expr)
 

@@ -163,8 +163,15 @@ def roundoff_scale(args, expr):
 
     A floating-point evaluation of a sum has an absolute roundoff error of a few units of
     eps * sum_i |term_i| (each term a product of a bounded number of rounded factors); tests use
-    this scale to turn machine epsilon into an absolute tolerance.
+    this scale to turn machine epsilon into an absolute tolerance. Built once per (args, expr) and
+    process (expansion and lambdify take ~20-60 ms; callers ask again for the same expression, e.g. the
+    risk's at every point checked), the returned function holds no state.
     """
+    return _roundoff_scale(tuple(args), expr)
+
+
+@functools.lru_cache(maxsize=None)
+def _roundoff_scale(args, expr):
     terms = sp.Add.make_args(sp.expand(expr, power_exp=False, power_base=False))
     f = numeric_function(args, sum(sp.Abs(t) for t in terms))
 
