@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 from pathlib import Path
 
@@ -45,12 +46,29 @@ def _absolute(importer: Path, node: ast.ImportFrom) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
+@functools.lru_cache(maxsize=None)
+def _outline(text: str):
+    """(imports, functions) of a source text, parsed once per process and text (the scans below
+    read the code tree three times; a parse of it costs ~1 s CPU in a test process, most of it the
+    cycle collector walking the test process's objects): its ``import`` statements at any depth in
+    ``ast.walk`` order, and (name, first line, last line, first line of its decorators) of each
+    function definition. Not the tree itself: kept for the process, it would cost every later
+    collection."""
+    imports, functions = [], []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            imports.append(node)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            top = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            functions.append((node.name, node.lineno, node.end_lineno, top))
+    return tuple(imports), tuple(functions)
+
+
 def _private_violations(path: Path):
     """(line, text) of every import of a private name across modules in ``path``."""
     importer = _module_name(path)
     importer_package = importer if path.name == "__init__.py" else importer.rpartition(".")[0]
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    for node in ast.walk(tree):
+    for node in _outline(path.read_text(encoding="utf-8"))[0]:
         if isinstance(node, ast.Import):
             targets = [(alias.name, None) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -97,9 +115,8 @@ def test_the_private_import_scan_finds_violations(tmp_path, monkeypatch):
 def test_layers_have_no_back_edges(layer, forbidden):
     found = []
     for path in _python_files((layer,)):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
-                     [_absolute(path, node)] if isinstance(node, ast.ImportFrom) else [])
+        for node in _outline(path.read_text(encoding="utf-8"))[0]:
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [_absolute(path, node)]
             found += [f"{path.relative_to(ROOT)}:{node.lineno}: {n}" for n in names
                       if n.split(".")[0] in forbidden]
     assert not found, f"{layer} imports a higher layer:\n" + "\n".join(found)
@@ -112,18 +129,18 @@ def test_library_modules_are_small():
 
 
 def _long_functions(path: Path):
-    lines = path.read_text(encoding="utf-8").splitlines()
-    for node in ast.walk(ast.parse("\n".join(lines))):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            length = node.end_lineno - node.lineno + 1
-            above = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 2
-            comments = []
-            while above >= 0 and lines[above].strip().startswith("#"):  # the comment block above
-                comments.append(lines[above].strip())
-                above -= 1
-            marked = any(c.startswith(LONG_MARK) for c in comments)
-            if length > MAX_FUNCTION_LINES and not marked:
-                yield node.name, length
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    for name, first, last, top in _outline(text)[1]:
+        length = last - first + 1
+        above = top - 2
+        comments = []
+        while above >= 0 and lines[above].strip().startswith("#"):  # the comment block above
+            comments.append(lines[above].strip())
+            above -= 1
+        marked = any(c.startswith(LONG_MARK) for c in comments)
+        if length > MAX_FUNCTION_LINES and not marked:
+            yield name, length
 
 
 def test_functions_are_short_or_say_why():
