@@ -6,10 +6,10 @@ import pytest
 
 import numerics.dynamics.initial
 import numerics.dynamics.phase_portrait
-import numerics.dynamics.pgd
 import numerics.dynamics.pgd_vectors
 from figures.verify import discover_claims
 from figures.verify.claims import definition1
+from pgd_step_size import scale_pgd_step_size
 
 IDS = ("definition1-overlap-vs-vector", "invariance-of-M", "theorem5-convergence", "theorem5-distance-to-M",
        "pgd-to-flow-order-1", "initial-overlap-law", "fixed-points-on-M-numerical")
@@ -28,19 +28,6 @@ def _fails(claim_id):
     result = CLAIMS[claim_id](quick=True, seed=0)
     assert result.status == "fail", (result.status, result.measured_text, result.details.get("traceback"))
     return result
-
-
-def _step_size_scaled(monkeypatch, factor):
-    """overlap_pgd's compiled route (the default engine) runs with the step size alpha * factor: each step is
-    pgd_step(alpha * factor, ...), since the kernel compiles numerics.dynamics.overlap_steps.pgd_step itself
-    (numerics.kernels.pgd_step._pgd_step = jit(pgd_step)). The same corruption as that of pgd_step on the
-    NumPy route, at the compiled route's speed (the claims run ~16,000 steps of 30 runs)."""
-    kernel = numerics.dynamics.pgd._ROUTES["kernel"]
-
-    def scaled(state, logs, log_steps, lam, first, cols, d, L, gamma, alpha, *rest):
-        return kernel(state, logs, log_steps, lam, first, cols, d, L, gamma, alpha * factor, *rest)
-
-    monkeypatch.setitem(numerics.dynamics.pgd._ROUTES, "kernel", scaled)
 
 
 def test_overlap_vs_vector_detects_a_wrong_step(monkeypatch):
@@ -70,7 +57,7 @@ def test_invariance_detects_points_off_m(monkeypatch):
 
 def test_theorem5_detects_ascent(monkeypatch):
     """Gradient ascent on M runs to the unstable corners (1, -1), (-1, 1): every sign mismatches."""
-    _step_size_scaled(monkeypatch, -1.0)
+    scale_pgd_step_size(monkeypatch, -1.0)
     result = _fails("theorem5-convergence")
     assert result.measured >= 1
 
@@ -78,7 +65,7 @@ def test_theorem5_detects_ascent(monkeypatch):
 def test_pgd_to_flow_detects_a_time_rescaling(monkeypatch):
     """A step 1% too long makes PGD approximate the flow at time 1.01 T: the error no longer vanishes
     as alpha -> 0 (order ~0)."""
-    _step_size_scaled(monkeypatch, 1.01)
+    scale_pgd_step_size(monkeypatch, 1.01)
     _fails("pgd-to-flow-order-1")
 
 

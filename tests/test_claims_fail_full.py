@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from figures.verify import discover_claims
+from pgd_step_size import scale_pgd_step_size
 
 CLAIMS = {c.claim_id: c for c in discover_claims()}
 
@@ -111,28 +112,8 @@ def _replace_result(field, factor):
     return lambda f: (lambda *a, **k: dataclasses.replace(f(*a, **k), **{field: getattr(f(*a, **k), field) * factor}))
 
 
-def _pgd_step_changed(change):
-    # The PGD step of the NumPy reference route, changed; the compiled route (the default engine) is
-    # pointed at that reference route so the change reaches the claim.
-    def corrupt(monkeypatch):
-        import numerics.dynamics.pgd as pgd_module
-
-        monkeypatch.setitem(pgd_module._ROUTES, "kernel", pgd_module._iterate)
-        wrap(monkeypatch, "numerics.dynamics.pgd.pgd_step", change)
-    return corrupt
-
-
-def _wrong_kernel(monkeypatch):
-    # The compiled PGD route's step size off by a relative 1e-9: differences ~1e-11 after 500 steps,
-    # far above the claim's bound 8 n eps (as tests/test_kernels_pgd.py).
-    import numerics.dynamics.pgd as pgd_module
-
-    kernel = pgd_module._ROUTES["kernel"]
-
-    def off(state, logs, log_steps, lam, first, cols, d, L, gamma, alpha, *rest):
-        return kernel(state, logs, log_steps, lam, first, cols, d, L, gamma, alpha * (1 + 1e-9), *rest)
-
-    monkeypatch.setitem(pgd_module._ROUTES, "kernel", off)
+def _pgd_step_size(factor):
+    return lambda monkeypatch: scale_pgd_step_size(monkeypatch, factor)
 
 
 def _odd_in_theta(f):
@@ -193,12 +174,12 @@ CORRUPTIONS = {
         lambda *a, alpha, **k: f(*a, alpha=np.asarray(alpha) * (1 + 1e-6), **k))),
     "invariance-of-M": patch("figures.verify.claims.definition1._manifold_points", lambda f: (
         lambda rng, n: {**f(rng, n), "theta": np.full(n, 1e-12)})),
-    "theorem5-convergence": _pgd_step_changed(lambda f: (lambda alpha, *a: f(-alpha, *a))),
+    "theorem5-convergence": _pgd_step_size(-1.0),  # gradient ascent
     "theorem5-distance-to-M": _off_m_gradient,
     "invariance-of-M-symbolic": _symbolic_invariance,
     "fixed-points-on-M-symbolic": _symbolic_fixed_points,
     "oracle-local-rates": _symbolic_rates,
-    "pgd-to-flow-order-1": _pgd_step_changed(lambda f: (lambda alpha, *a: f(alpha * 1.01, *a))),
+    "pgd-to-flow-order-1": _pgd_step_size(1.01),
     "initial-overlap-law": patch("numerics.dynamics.initial.sample_initial_overlaps", lambda f: (
         lambda d, n_runs, rng, on_manifold=False: f(d + 2, n_runs, rng, on_manifold))),
     "fixed-points-on-M-numerical": patch("numerics.dynamics.phase_portrait.manifold_flow_velocity", lambda f: (
@@ -209,7 +190,9 @@ CORRUPTIONS = {
     "sgd-reduced-equals-full-in-law": _drop_orthogonal,
     "sgd-determinism-across-executors": _reordering_executor,
     "sgd-to-flow-order-1": _shifted_flow,
-    "kernels-equal-reference": _wrong_kernel,
+    # the compiled PGD route's step size off by a relative 1e-9: differences ~1e-11 after 500 steps, far above the
+    # claim's bound 8 n eps (as tests/test_kernels_pgd.py)
+    "kernels-equal-reference": _pgd_step_size(1 + 1e-9),
     "nonlinearities-routes": patch("theory.nonlinearity.population_risk_sigma_quad", _replace_result("value", 1.05)),
     "nonlinearities-M-invariance": patch("theory.nonlinearity.population_risk_sigma_quad", _odd_in_theta),
     "nonlinearities-linear-gate-rate": patch("theory.nonlinearity.oracle.oracle_excess_sigma",

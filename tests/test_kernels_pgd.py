@@ -16,6 +16,7 @@ from numerics.dynamics.experiments import initial_overlaps
 from numerics.dynamics.risk_partials import lambda_constants
 from numerics.kernels.pgd_step import GL_NODES, GL_WEIGHTS, N_CONSTANTS, lambda_constants_kernel
 from theory.parameters import OVERLAP_NAMES, Overlaps, Problem
+from pgd_step_size import scale_pgd_step_size
 
 EPS = np.finfo(float).eps
 GAMMA = np.sqrt(0.5)
@@ -168,10 +169,5 @@ def test_kernels_claim_passes_and_detects_a_wrong_kernel(monkeypatch):
     (claim,) = [c for c in discover_claims() if c.claim_id == "kernels-equal-reference"]
     result = claim(quick=True, seed=0)
     assert result.status == "pass", (result.measured_text, result.details.get("traceback"))
-    kernel = pgd_module._ROUTES["kernel"]
-
-    def off(state, logs, log_steps, lam, first, cols, d, L, gamma, alpha, *rest):
-        return kernel(state, logs, log_steps, lam, first, cols, d, L, gamma, alpha * (1 + 1e-9), *rest)
-
-    monkeypatch.setitem(pgd_module._ROUTES, "kernel", off)
+    scale_pgd_step_size(monkeypatch, 1 + 1e-9)
     assert claim(quick=True, seed=0).status == "fail"
